@@ -15,7 +15,7 @@ primal: its forward sweep), ``autograd.grad`` and ``jax.grad`` under ``jax.jit``
 installed ("skipped: not installed" otherwise). It prints the best time per call and each
 gradient's ratio to the primal (target: within 3x, and faster than autograd). Usage::
 
-    .venv/bin/python bench/numpy_suite.py [--quick] [--only mlp,softmax] [--time 0.3]
+    .venv/bin/python bench/numpy_suite.py [--quick] [--only mlp,softmax] [--time 0.3] [--numba]
     .venv/bin/python bench/numpy_suite.py --check     # gradient vs central differences, small sizes
 
 ``--check`` compares the s2sad gradient with central differences of the primal at random
@@ -116,13 +116,26 @@ def make_data(obj: Objective, quick: bool, rng: np.random.Generator) -> dict[str
 
 
 # ----------------------------------------------------------------------------- gradients
-def s2sad_gradient(obj: Objective) -> Callable:
-    """The generated gradient, compiled from its source text."""
+def s2sad_gradient(obj: Objective, target: str = "py") -> Callable:
+    """The generated gradient, compiled from its source text (``numba``: written to a fresh
+    folder and imported from there, as a user's module is, so that Numba compiles it anew and
+    may keep what it compiles; its first call compiles)."""
     source = "import numpy as np\n\n\n" + inspect.getsource(obj.fn)
-    text = pipeline.gradient_source(source, "numpy_suite.py", obj.name, obj.wrt, "py")
-    namespace: dict = {}
-    exec(compile(text, f"<grad_{obj.name}>", "exec"), namespace)
-    grad = namespace[f"grad_{obj.name}"]
+    text = pipeline.gradient_source(source, "numpy_suite.py", obj.name, obj.wrt, target)
+    if target == "numba":
+        import importlib.util
+        import tempfile
+
+        path = Path(tempfile.mkdtemp(prefix="s2sad_numpy_suite_")) / f"grad_{obj.name}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        grad = getattr(module, f"grad_{obj.name}")
+    else:
+        namespace: dict = {}
+        exec(compile(text, f"<grad_{obj.name}>", "exec"), namespace)
+        grad = namespace[f"grad_{obj.name}"]
     params = list(inspect.signature(obj.fn).parameters)
 
     def call(data: dict[str, np.ndarray], shadows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -208,9 +221,10 @@ def check(obj: Objective, rng: np.random.Generator) -> list[str]:
     return problems
 
 
-def run(names: list[str], quick: bool, budget: float) -> list[str]:
-    rows = [f"{'objective':<14} {'primal':>10} {'s2sad':>10} {'ratio':>6} {'autograd':>10} {'ratio':>6} "
-            f"{'jax.jit':>10} {'ratio':>6}"]
+def run(names: list[str], quick: bool, budget: float, numba: bool = False) -> list[str]:
+    rows = [f"{'objective':<14} {'primal':>10} {'s2sad':>10} {'ratio':>6} "
+            + (f"{'numba':>10} {'ratio':>6} {'compile':>8} " if numba else "")
+            + f"{'autograd':>10} {'ratio':>6} {'jax.jit':>10} {'ratio':>6}"]
     rng = np.random.default_rng(0)
     for name in names:
         obj = OBJECTIVES[name]
@@ -220,6 +234,13 @@ def run(names: list[str], quick: bool, budget: float) -> list[str]:
         primal = best_time(lambda: obj.fn(**data), budget)
         grad = best_time(lambda: ours(data, shadows), budget)
         cells = [f"{name:<14} {primal * 1e3:>8.3f}ms {grad * 1e3:>8.3f}ms {grad / primal:>6.2f}"]
+        if numba:  # the Numba output: its first call compiles, then it is timed as the others
+            jitted = s2sad_gradient(obj, "numba")
+            t0 = time.perf_counter()
+            jitted(data, shadows)
+            compiled = time.perf_counter() - t0
+            t = best_time(lambda: jitted(data, shadows), budget)
+            cells.append(f"{t * 1e3:>8.3f}ms {t / primal:>6.2f} {compiled:>7.1f}s")
         for other in (autograd_gradient(obj), jax_gradient(obj)):
             if other is None:
                 cells.append(f"{'skipped: not installed':>17}")
@@ -236,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare with central differences and exit")
     ap.add_argument("--only", default=",".join(OBJECTIVES), help="comma-separated objectives")
     ap.add_argument("--time", type=float, default=0.3, help="seconds of repeated calls per measurement")
+    ap.add_argument("--numba", action="store_true",
+                    help="also time the --target numba gradient, and its compilation (its first call)")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in names if n not in OBJECTIVES]
@@ -247,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             problems = [p for n in names for p in check(OBJECTIVES[n], np.random.default_rng(1))]
             print("\n".join(problems) if problems else f"gradients agree with central differences: {', '.join(names)}")
             return 1 if problems else 0
-        print("\n".join(run(names, args.quick, args.time)))
+        print("\n".join(run(names, args.quick, args.time, args.numba)))
     except DiagnosticError as e:
         print(e.render(), file=sys.stderr)
         return 1

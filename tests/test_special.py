@@ -114,7 +114,7 @@ def test_python_fdim_and_remainder_are_cs(libc, a, b):
 def test_helpers_compile_under_numba():
     numba = pytest.importorskip("numba")
     for name in sorted(set(special.FUNCTIONS) - {"add_into"}):  # (in place: its own test below)
-        namespace = {"math": math, "np": np, "numba": numba}
+        namespace = {"math": math, "np": np, "numba": numba, "NUMBA_BLAS": name != "matmul"}  # (matmul: loops)
         for required in special.REQUIRES.get(name, ()):  # printed beside it in the output
             exec("@numba.njit\n" + special.source_of(required, numba=True), namespace)
         exec("@numba.njit\n" + special.source_of(name, numba=True), namespace)
@@ -125,6 +125,10 @@ def test_helpers_compile_under_numba():
             continue
         args = (2.5, 1.0) if name == "fdim" else (2.5,)
         assert _same(float(namespace[name](*args)), float(special.FUNCTIONS[name](*args))), name
+    blas = {"np": np, "numba": numba, "NUMBA_BLAS": True}  # matmul's other branch: BLAS through SciPy
+    exec("@numba.njit\n" + special.source_of("matmul", numba=True), blas)
+    a, b = _ARRAY_HELPERS["matmul"]
+    assert np.array_equal(blas["matmul"](a, b), a @ b)
     psi = {"math": math, "np": np, "numba": numba}
     exec("@numba.njit\n" + special.source_of("digamma"), psi)
     assert all(_close(psi["digamma"](x), _psi(x)) for x in POINTS + DRAWN[::10])
@@ -132,6 +136,7 @@ def test_helpers_compile_under_numba():
 
 # The helpers of whole-array adjoints, with an argument of theirs (a zero among the entries).
 _ARRAY_HELPERS = {
+    "matmul": (np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(4, 3).T),  # (b not contiguous)
     "sum_to_shape": (np.arange(6.0).reshape(2, 3), (1, 3), (2, 3)),
     "spread": (np.arange(3.0), np.ones((2, 3))),
     "prod_of_others": np.array([2.0, 0.0, 3.0, 5.0]),

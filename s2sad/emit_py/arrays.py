@@ -224,7 +224,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     if n in array_ops.REDUCTIONS:
         return _reduction(op, n, a[0], numba, parallel)
     if n == "matmul":
-        return _matmul(op, a[0], a[1], parallel) if numba else ArrayBinOp("@", a[0], a[1])
+        return _matmul(op, a[0], a[1], parallel, helper) if numba else ArrayBinOp("@", a[0], a[1])
     if n == "outer":
         return call("np.outer", a[0], a[1])
     if n == "transpose":
@@ -487,9 +487,15 @@ def _reshaped(x: Expr, extents: list[Expr]) -> Expr:
     return call(Attribute(x, "reshape"), _tuple(extents))
 
 
-def _matmul(op: Op, x: Expr, y: Expr, parallel: bool = False) -> Expr:
-    """``x @ y`` as a broadcast product summed over the shared axis (Numba without SciPy)."""
+def _matmul(op: Op, x: Expr, y: Expr, parallel: bool = False,
+            helper: Optional[Callable[[str, list[Expr]], Expr]] = None) -> Expr:
+    """``x @ y`` as Numba compiles it without SciPy: a product of two matrices of float64 the
+    output's ``matmul`` (BLAS where SciPy is installed, else loops: a broadcast product would
+    make an m x k x n array), others a broadcast product summed over the shared axis."""
     ranks = (op.operands[0].type.rank, op.operands[1].type.rank)
+    if ranks == (2, 2) and helper is not None and not parallel \
+            and all(str(v.type.elem) == "f64" for v in (*op.operands, op.result)):  # type: ignore[attr-defined]
+        return helper("matmul", [x, y])
     if ranks == (1, 1):
         return call("np.sum", ArrayBinOp("*", x, y))
     if ranks == (2, 1):

@@ -188,7 +188,8 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     for text in helper_sources:
         printer.modules.update(m for m in ("math", "np") if re.search(rf"\b{m}\.", text))
     functions = helper_sources + functions
-    stdlib = ["import math"] if "math" in printer.modules else []
+    stdlib = ["import importlib.util"] if numba and "matmul" in helpers.used else []
+    stdlib += ["import math"] if "math" in printer.modules else []
     third = []
     if target == "numba":
         third.append("import numba")
@@ -201,6 +202,8 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     imports = stdlib + ([""] if stdlib and third else []) + third
     if numba:
         imports += ["", *CACHE_LINES]
+        if "matmul" in helpers.used:
+            imports += ["", *BLAS_LINES]
     head = [line for line in header.rstrip("\n").split("\n")] if header.strip() else []
     if head and imports:
         head.append("")
@@ -213,6 +216,12 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
 # is loaded from a file; Numba refuses cache=True for code run from a string (exec), which then
 # compiles afresh as it would without it.
 CACHE = "NUMBA_CACHE"
+# Numba multiplies matrices with BLAS, which it reaches through SciPy: where SciPy is missing, the
+# output's matmul runs loops instead (``special.matmul_numba``; Numba prunes the branch not taken).
+BLAS_LINES = [
+    "# Numba multiplies matrices with BLAS through SciPy where SciPy is installed, else with loops.",
+    'NUMBA_BLAS = importlib.util.find_spec("scipy") is not None',
+]
 CACHE_LINES = [
     "# Numba keeps compiled code on disk beside this module when it is loaded from a file",
     "# (run from a string, by exec, it compiles afresh).",

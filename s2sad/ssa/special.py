@@ -352,13 +352,41 @@ def argsort_untied(a):
     return order
 
 
+# Numba output sets it where the module loads: whether SciPy, through which Numba calls BLAS, is
+# installed (``matmul_numba``). False here, where nothing reads it.
+NUMBA_BLAS = False
+
+
+def matmul(a, b):
+    """``a @ b`` of two matrices of float64 (Numba output spells it its own way)."""
+    return a @ b
+
+
+def matmul_numba(a, b):
+    """``a @ b`` of two matrices of float64 as Numba compiles it: BLAS's product where SciPy is
+    installed (Numba calls BLAS through it), else the product's loops over contiguous copies, each
+    row of b scaled by an entry of a and added into the row of the result, read in order."""
+    if NUMBA_BLAS:
+        return np.dot(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    a = np.ascontiguousarray(a)
+    b = np.ascontiguousarray(b)
+    out = np.zeros((a.shape[0], b.shape[1]))
+    for i in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            aik = a[i, k]
+            for j in range(b.shape[1]):
+                out[i, j] += aik * b[k, j]
+    return out
+
+
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
              "interp_breaks": interp_breaks, "interp_increasing": interp_increasing, "spread": spread,
              "add_into": add_into, "roll_axis": roll_axis,
-             "pad_sources": pad_sources, "pad": pad, "unpad": unpad, "argsort_untied": argsort_untied}
+             "pad_sources": pad_sources, "pad": pad, "unpad": unpad, "argsort_untied": argsort_untied,
+             "matmul": matmul}
 
 # The helpers each helper calls (printed with it, under their names in the output).
 REQUIRES = {"pad": ("pad_sources",), "unpad": ("pad_sources",), "interp_weights": ("interp_increasing",),
@@ -367,7 +395,8 @@ REQUIRES = {"pad": ("pad_sources",), "unpad": ("pad_sources",), "interp_weights"
 
 # Helpers Numba output spells its own way, under the same name (sum_to_shape's tuple of axes
 # would not compile there; spread is Numba output's only).
-NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba, "spread": spread_numba, "unpad": unpad_numba}
+NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba, "spread": spread_numba, "unpad": unpad_numba,
+                   "matmul": matmul_numba}
 
 
 def source_of(name: str, numba: bool = False) -> str:
@@ -380,7 +409,8 @@ def source_of(name: str, numba: bool = False) -> str:
 
 __all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "REQUIRES", "add_into", "argsort_untied", "cumsum_in_rows", "digamma",
            "expit", "fdim",
-           "interp_breaks", "interp_increasing", "interp_slope", "interp_weights", "logb", "pad", "pad_sources",
+           "interp_breaks", "interp_increasing", "interp_slope", "interp_weights", "logb", "matmul", "matmul_numba",
+           "pad", "pad_sources",
            "prod_of_others",
            "prod_of_others_in_rows", "roll_axis", "round_half_away", "source_of", "spread", "spread_numba",
            "sum_to_shape", "sum_to_shape_numba", "trigamma", "unpad", "unpad_numba"]
