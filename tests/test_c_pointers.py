@@ -97,7 +97,9 @@ double f(const double *x, double *h, int n, int k)
 
 def test_a_pointer_rebound_in_a_loop_carries_which_array_it_points_at():
     out = _gradient(_MOVING.format(use="return p[1];"), ["x"])
-    assert "long p_array = 0;" in out and "p_array = 1;" in out and "cond ? x[0] : h[0]" in out
+    assert "long p_array = 0;" in out and "p_array = 1;" in out and "p_array == 0 ? x[0] : h[0]" in out
+    # which array it pointed at in an iteration is what the iteration before left: not taped
+    assert "p_array = l == 0 ? 0 : 1;" in out and "tape" not in out, out
 
 
 @pytest.mark.parametrize("use, expected", [

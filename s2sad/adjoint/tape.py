@@ -304,9 +304,11 @@ class Tapes:
         """The first value of ``loop``'s counter, at ``at`` before its nest (where ``trip_counts``
         found the nest's counts there), so that the reverse sweep may read it too."""
         lb = loop.operands[0]
-        if defining_block(lb) is self.fn.body or defining_block(lb) in self.ck_bodies \
-                or build.const_int(lb) is not None:  # (a constant prints as the source spells it)
+        if defining_block(lb) is self.fn.body or defining_block(lb) in self.ck_bodies:
             return self.forward.fwd[lb]
+        if build.const_int(lb) is not None:  # made again before the nest, spelled as the source does
+            const = lb.defining_op
+            return at.create("const", [], [lb.type], dict(const.attrs), hints=[lb.name_hint], loc=const.loc).result
         first = fixed_value(at, lb, self.fn.body, lambda v: self.forward.fwd[v])
         assert first is not None, "a loop whose trip count is known before its nest starts anywhere"
         return first
