@@ -506,11 +506,15 @@ class _Verifier:
             self.error(op, f"'alloc' elem = {elem!r} but the result is {t}")
 
     def _op_copy(self, op: Op) -> None:
-        if not self._arity(op, 1, 1):
+        # copy(x) is the whole array, copy(x, n) its first n rows (x[:n]: a snapshot of the rows a
+        # callee may touch, adjoint/forward.py)
+        if not self._arity(op, len(op.operands) if len(op.operands) in (1, 2) else 1, 1):
             return
         arr = self._array(op, op.operands[0])
         if arr is not None and op.result.type != arr:
             self.error(op, f"'copy' of {arr} gives {op.result.type}")
+        if len(op.operands) == 2 and not _is_int(op.operands[1].type):
+            self.error(op, f"'copy' takes a row count of an integer type, not {op.operands[1].type}")
 
     def _op_view(self, op: Op) -> None:
         if not self._arity(op, 2, 1):
