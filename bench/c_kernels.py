@@ -114,6 +114,19 @@ def run(name: str, factor: int, level: int, budget: float) -> str:
     return f"| {name} | {sizes} | {tp * 1e6:,.1f} | {tg * 1e6:,.1f} | {tg / tp:.2f} |"
 
 
+def kernel_names(only: str, script: str) -> list[str] | None:
+    """The kernels ``--only`` names (comma-separated; all of them for none), or None, said on
+    stdout, where one is not a kernel of the suite."""
+    names = sorted(p.name for p in KERNELS.iterdir() if (p / "case.json").exists())
+    if not only:
+        return names
+    unknown = set(only.split(",")) - set(names)
+    if unknown:
+        print(f"{script}: no kernel named {', '.join(sorted(unknown))}; kernels: {', '.join(names)}")
+        return None
+    return only.split(",")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=20, help="factor on every extent (default 20)")
@@ -121,13 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time", type=float, default=0.3, help="seconds of timing per function")
     ap.add_argument("-O", dest="level", type=int, default=2, choices=(0, 1, 2))
     args = ap.parse_args(argv)
-    names = sorted(p.name for p in KERNELS.iterdir() if (p / "case.json").exists())
-    if args.only:
-        unknown = set(args.only.split(",")) - set(names)
-        if unknown:
-            print(f"c_kernels: no kernel named {', '.join(sorted(unknown))}; kernels: {', '.join(names)}")
-            return 2
-        names = args.only.split(",")
+    names = kernel_names(args.only, "c_kernels")
+    if names is None:
+        return 2
     print("| kernel | sizes | primal (us) | gradient (us) | gradient / primal |\n| --- | --- | ---: | ---: | ---: |")
     failed = False
     for name in names:

@@ -42,7 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from c_kernels import KERNELS, scaled_inputs  # noqa: E402
+from c_kernels import KERNELS, kernel_names, scaled_inputs  # noqa: E402
 from s2sad import pipeline  # noqa: E402
 from s2sad.adjoint.report import MemoryReport, elem_bytes  # noqa: E402
 from s2sad.diagnostics import DiagnosticError  # noqa: E402
@@ -190,13 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated kernel names")
     ap.add_argument("--tapes", action="store_true", help="a row per cache too")
     args = ap.parse_args(argv)
-    names = sorted(p.name for p in KERNELS.iterdir() if (p / "case.json").exists())
-    if args.only:
-        unknown = set(args.only.split(",")) - set(names)
-        if unknown:
-            print(f"tape_bytes: no kernel named {', '.join(sorted(unknown))}; kernels: {', '.join(names)}")
-            return 2
-        names = args.only.split(",")
+    names = kernel_names(args.only, "tape_bytes")
+    if names is None:
+        return 2
     print("| kernel | sizes | caches | allocated (B) | stored (B) | distinct (B) | read (B) | allocated / read |\n"
           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
