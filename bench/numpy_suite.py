@@ -12,15 +12,17 @@ For each one the script generates the gradient with ``s2sad.pipeline.gradient_so
 target="py")`` (the same as ``s2sad grad numpy_suite.py --func mlp --wrt W1,b1,W2,b2``), and
 times, on random data at realistic sizes, the primal, the s2sad gradient (which also runs the
 primal: its forward sweep), ``autograd.grad`` and ``jax.grad`` under ``jax.jit`` when those are
-installed ("skipped: not installed" otherwise). It prints the best time per call and each
-gradient's ratio to the primal (target: within 3x, and faster than autograd). Usage::
+installed ("skipped: not installed" otherwise); with ``--numba`` also the ``--target numba``
+gradient (imported from a file; its first call, which compiles, timed apart). It prints the
+median process CPU time per call, the tools timed in alternation (``bench/timing.py``), and
+each gradient's ratio to the primal (target: within 3x, and faster than autograd). Usage::
 
     .venv/bin/python bench/numpy_suite.py [--quick] [--only mlp,softmax] [--time 0.3] [--numba]
     .venv/bin/python bench/numpy_suite.py --check     # gradient vs central differences, small sizes
 
 ``--check`` compares the s2sad gradient with central differences of the primal at random
-coordinates of every --wrt array and exits with status 1 on a mismatch. BLAS runs on one
-thread (``OPENBLAS_NUM_THREADS=1`` and friends, unless already set) so that the ratios compare
+coordinates of every --wrt array and exits with status 1 on a mismatch. Every library runs on one
+thread (``timing.pin_threads``: ``OPENBLAS_NUM_THREADS=1`` and friends, unless already set) so that the ratios compare
 work rather than thread scheduling; machines are noisy all the same: quote ratios from one run.
 """
 
@@ -28,15 +30,15 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # before NumPy loads its BLAS
+from timing import interleaved_cpu_times, pin_threads  # (bench/ is the script's folder)
+
+pin_threads()  # before NumPy loads its BLAS
 
 import numpy as np  # noqa: E402
 
@@ -189,20 +191,7 @@ def _rebind(fn: Callable, np_module) -> Callable:
     return types.FunctionType(fn.__code__, {**fn.__globals__, "np": np_module}, fn.__name__)
 
 
-# ----------------------------------------------------------------------------- timing and checking
-def best_time(f: Callable[[], object], budget: float) -> float:
-    f()  # warm up (jit compilation, caches)
-    best = float("inf")
-    start = time.perf_counter()
-    runs = 0
-    while runs < 3 or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-        runs += 1
-    return best
-
-
+# ----------------------------------------------------------------------------- checking
 def check(obj: Objective, rng: np.random.Generator) -> list[str]:
     """Mismatches between the s2sad gradient and central differences (empty: all agree)."""
     data = make_data(obj, quick=True, rng=rng)
@@ -231,21 +220,28 @@ def run(names: list[str], quick: bool, budget: float, numba: bool = False) -> li
         data = make_data(obj, quick, rng)
         shadows = {p: np.zeros_like(data[p]) for p in obj.wrt}
         ours = s2sad_gradient(obj)
-        primal = best_time(lambda: obj.fn(**data), budget)
-        grad = best_time(lambda: ours(data, shadows), budget)
-        cells = [f"{name:<14} {primal * 1e3:>8.3f}ms {grad * 1e3:>8.3f}ms {grad / primal:>6.2f}"]
-        if numba:  # the Numba output: its first call compiles, then it is timed as the others
+        calls = [lambda: obj.fn(**data), lambda: ours(data, shadows)]
+        compiled = 0.0
+        if numba:  # the Numba output: its first call compiles, then it is timed with the others
             jitted = s2sad_gradient(obj, "numba")
             t0 = time.perf_counter()
             jitted(data, shadows)
             compiled = time.perf_counter() - t0
-            t = best_time(lambda: jitted(data, shadows), budget)
+            calls.append(lambda: jitted(data, shadows))
+        peers = [autograd_gradient(obj), jax_gradient(obj)]
+        calls += [(lambda other=other: other(data)) for other in peers if other is not None]
+        times = interleaved_cpu_times(calls, budget)
+        primal, grad = times[:2]
+        cells = [f"{name:<14} {primal * 1e3:>8.3f}ms {grad * 1e3:>8.3f}ms {grad / primal:>6.2f}"]
+        rest = iter(times[2:])
+        if numba:
+            t = next(rest)
             cells.append(f"{t * 1e3:>8.3f}ms {t / primal:>6.2f} {compiled:>7.1f}s")
-        for other in (autograd_gradient(obj), jax_gradient(obj)):
+        for other in peers:
             if other is None:
                 cells.append(f"{'skipped: not installed':>17}")
             else:
-                t = best_time(lambda: other(data), budget)
+                t = next(rest)
                 cells.append(f"{t * 1e3:>8.3f}ms {t / primal:>6.2f}")
         rows.append(" ".join(cells))
     return rows
