@@ -646,7 +646,10 @@ class FunctionLowerer(StructuredLowering):
         elems = [e.value for e in target.elements]
         for e in target.elements:
             if isinstance(e, cst.StarredElement):
-                raise self.locator.fail(e, "starred assignment targets are not supported")
+                raise self.locator.fail(e, "this starred assignment target is not supported",
+                                        hint="a starred name nothing reads is supported where it unpacks a name, an "
+                                        "attribute, a subscript or a tuple (first, *_ = x); else index what you "
+                                        "need (first = x[0]; rest = x[1:])")
         if isinstance(value, (cst.Tuple, cst.List)):
             if any(isinstance(e, cst.StarredElement) for e in value.elements):
                 raise self.locator.fail(value, "starred expressions are not supported")

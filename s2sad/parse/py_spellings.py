@@ -136,7 +136,7 @@ def _diff(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     x = positional[0]
     n = _literal_int(positional[1] if len(positional) > 1 else keywords.get("n"), 1)
     axis = _literal_int(positional[2] if len(positional) > 2 else keywords.get("axis"), -1)
-    if n is None or axis is None or n < 1 or not _repeatable(info, x):
+    if n is None or axis is None or n < 1 or not repeatable(info, x):
         return None
     out = x
     for _ in range(n):
@@ -156,7 +156,7 @@ def _logsumexp(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
         return None
     x = positional[0]
     axis = keywords.get("axis")
-    if axis is not None and _literal_int(axis, 0) is None or not _repeatable(info, x):
+    if axis is not None and _literal_int(axis, 0) is None or not repeatable(info, x):
         return None
 
     def np_call(name: str, arg: cst.BaseExpression, keepdims: bool = False) -> cst.Call:
@@ -181,7 +181,7 @@ def _one_and_axis(info: ModuleInfo, call: cst.Call, others: tuple[str, ...] = ()
     if any(a.star for a in call.args) or len(positional) != 1 or set(keywords) - {"axis", *others}:
         return None
     axis = keywords.pop("axis", None)
-    if axis is not None and _literal_int(axis, 0) is None or not _repeatable(info, positional[0]):
+    if axis is not None and _literal_int(axis, 0) is None or not repeatable(info, positional[0]):
         return None
     return positional[0], axis, keywords
 
@@ -249,7 +249,7 @@ def _trapezoid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
     y = positional[0]
     x = positional[1] if len(positional) == 2 else keywords.get("x")
     dx = keywords.get("dx")
-    if not all(_repeatable(info, e) for e in (y, x) if e is not None):
+    if not all(repeatable(info, e) for e in (y, x) if e is not None):
         return None
     ends = cst.BinaryOperation(_along(y, -1, cst.Slice(lower=cst.Integer("1"), upper=None)), cst.Add(),
                                _along(y, -1, cst.Slice(lower=None, upper=_minus_one())))
@@ -284,7 +284,7 @@ def _norm_kept(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     keep = keywords.get("keepdims")
     if any(a.star for a in call.args) or len(positional) != 1 or set(keywords) != {"axis", "keepdims"} \
-            or not (isinstance(keep, cst.Name) and keep.value == "True") or not _repeatable(info, positional[0]):
+            or not (isinstance(keep, cst.Name) and keep.value == "True") or not repeatable(info, positional[0]):
         return None
     x = _grouped(positional[0])
     np_ = cst.Name(_numpy_alias(info))
@@ -309,7 +309,7 @@ def _meshgrid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     spelled = indexing.evaluated_value if isinstance(indexing, cst.SimpleString) else "xy" if indexing is None else None
     sparse = _literal_bool(keywords.get("sparse"), False)
     if spelled not in ("xy", "ij") or sparse is None or _literal_bool(keywords.get("copy"), True) is None \
-            or not all(_repeatable(info, e) for e in positional):
+            or not all(repeatable(info, e) for e in positional):
         return None
     n = len(positional)
     axis = list(range(n))
@@ -346,7 +346,7 @@ def _vander(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     columns = _literal_int(positional[1], -1) if len(positional) == 2 else None
     increasing = _literal_bool(keywords.get("increasing"), False)
     if any(a.star for a in call.args) or columns is None or columns < 1 or increasing is None \
-            or set(keywords) - {"increasing"} or not _repeatable(info, positional[0]):
+            or set(keywords) - {"increasing"} or not repeatable(info, positional[0]):
         return None
     x = positional[0]
 
@@ -389,7 +389,7 @@ def _average(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     if weights is None:
         args = [cst.Arg(a)] + ([cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL)] if axis is not None else [])
         return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("mean")), args)
-    if axis is not None or not _repeatable(info, weights):
+    if axis is not None or not repeatable(info, weights):
         return None
     weighted = _np(info, "sum", cst.BinaryOperation(_grouped(a), cst.Multiply(), _grouped(weights)))
     return cst.BinaryOperation(weighted, cst.Divide(), _np(info, "sum", weights))
@@ -436,7 +436,7 @@ def _literal_int(node: Optional[cst.BaseExpression], default: int) -> Optional[i
     return None
 
 
-def _repeatable(info: ModuleInfo, x: cst.BaseExpression) -> bool:
+def repeatable(info: ModuleInfo, x: cst.BaseExpression) -> bool:
     """Evaluating ``x`` twice gives the same and changes nothing: no call of a function of the
     file (which may write an array), no assignment expression."""
     for n in walk(x):

@@ -66,6 +66,7 @@ from .py_rebound_lists import rename_rebound_lists
 from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
+from .py_starred import rewrite_starred
 from .py_params import parameters
 from .py_module import Binding, ModuleInfo, dotted_source, scan_module
 from .py_array_results import array_returning_helpers, shared_array_results
@@ -261,6 +262,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         lambda i, at: specialize_function_arguments(i, at, func),
         inline_module_arrays,  # TAUS = np.array([0.1, 0.9]) at the top: made again where a function starts
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
+        rewrite_starred,  # first, *_ = x: first = x[0]
         start_lists_empty,  # traj = [state]: traj = []; traj.append(state)
         build_lists_at_the_back,  # v.insert(0, x): v.append(x), v read reversed
         lambda i, at: return_list_arrays(i, at, func),  # return ys, ts of lists: np.array(ys), np.array(ts)
