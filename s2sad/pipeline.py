@@ -82,7 +82,7 @@ class Options:
 
     @property
     def context(self) -> PassContext:
-        return PassContext(may_alias=self.may_alias)
+        return PassContext(may_alias=self.may_alias, all_atomic=self.all_atomic)
 
 
 DEFAULT = Options()
@@ -480,7 +480,7 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
                      replace(options.context, entry=entry, may_alias=options.may_alias or module.may_alias), "target")
     stage(f"writing {target} output")
     if target == "cuda":
-        return emit_cuda(module, header, entry, options.all_atomic)
+        return emit_cuda(module, header, entry)
     if target == "c":
         return emit_c(module, header, entry, options.workspace)
     return emit_python(module, target, header, entry)

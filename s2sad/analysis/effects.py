@@ -79,6 +79,9 @@ class PassContext:
     # --parallel: how the output runs a loop in parallel ("omp", "prange"), for the gradient's loops
     # whose iterations are independent (``opt/forward_order``); None: serially.
     parallel: Optional[str] = None
+    # --all-atomic: every adjoint accumulation of CUDA output an atomicAdd (``opt/accum_modes``;
+    # bench/gpu.py's baseline).
+    all_atomic: bool = False
 
 
 def array_root(v: Value) -> Optional[Value]:

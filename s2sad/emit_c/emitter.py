@@ -204,7 +204,6 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         self.loop_names: list[str] = []  # of the loops being built, outermost first
         self.counters: set[str] = set()  # names made for loop counters the source left unnamed
         self.parallel: list[Op] = []  # the OpenMP loops being built, outermost first
-        self.parallel_private: list[set[Op]] = []  # for each, its accumulations no other iteration meets
         # The atomic copy of a gradient that a parallel loop calls: the arrays it is passed may
         # be the ones other iterations add to at once (a shared d_c + k * d), so every
         # accumulation into them is atomic, and so are the gradients it calls.

@@ -4,18 +4,19 @@
 first when the body changes what they read; a counter the source left unnamed is ``it``. A loop
 the input marked ``#pragma omp parallel for`` keeps its pragma (``parallel``): what it carries
 is a reduction or the last iteration's value, its accumulations that other iterations may meet
-are atomic (``_threads_share``), and it may push no tape.
+are atomic (``_threads_share``, as ``opt/accum_modes`` stamped them), and it may push no tape.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from ..analysis.accumulation import accumulation
+from ..analysis.accumulation import ATOMIC, accumulation
 from ..diagnostics import error
 from ..emit.expr import literal_value
 from ..emit.names import sanitize
 from ..emit.stmt import For, Stmt, reads_memory, stmt_names
+from ..ssa.attrs import ACCUMULATE
 from ..ssa.build import known_sign
 from ..ssa.ir import Block, Function, Op, Value
 from ..ssa.ops import view_base
@@ -23,7 +24,7 @@ from ..ssa.types import Type
 from .cexpr import ctype
 from .helpers import MATH_H
 from .names import CNamer
-from .parallel import Pragma, is_parallel, only_summed, private_accumulations
+from .parallel import Pragma, is_parallel, only_summed
 
 
 class CLoops:
@@ -41,7 +42,6 @@ class CLoops:
     loop_names: list[str]  # of the loops being built, outermost first
     counters: set[str]  # names made for loop counters the source left unnamed
     parallel: list[Op]  # the OpenMP loops being built, outermost first
-    parallel_private: list[set[Op]]  # for each, its accumulations no other iteration meets
 
     def _for(self, op: Op) -> list[Stmt]:
         body = op.regions[0]
@@ -60,11 +60,9 @@ class CLoops:
         self.loop_names.append(name)
         if is_parallel(op):
             self.parallel.append(op)
-            self.parallel_private.append(private_accumulations(op))
         stmts = self._region(body)
         if is_parallel(op):
             self.parallel.pop()
-            self.parallel_private.pop()
         self.loop_names.pop()
         written_body = stmt_names(stmts)[1]
         bounds = [self.expr(lb), self._signed_operand(ub), self.expr(step)]  # ub: compared with the counter
@@ -116,16 +114,12 @@ class CLoops:
     def _threads_share(self, store: Op) -> bool:
         """Whether other threads may update the element ``store`` writes at once: an update
         under the user's ``#pragma omp atomic``, an accumulation in a parallel loop that other
-        iterations may meet, or, in an atomic copy, one into an array the function is passed."""
-        if store.attrs.get("atomic"):
+        iterations may meet (``opt/accum_modes`` stamped it), or, in an atomic copy, one into an
+        array the function is passed."""
+        if store.attrs.get("atomic") or store.attrs.get(ACCUMULATE) == ATOMIC:
             return True
-        if accumulation(store) is None:  # an accum op, or the user's x[i] += y in a parallel loop
-            return False
-        if self.atomic and view_base(store.operands[0]) in self.fn.params:
-            return True
-        # Nested parallel loops: an element of the inner iteration's own (d_v[j]) is still
-        # met by the other outer iterations, running at once.
-        return any(store not in private for private in self.parallel_private)
+        # An accum op, or the user's x[i] += y
+        return self.atomic and accumulation(store) is not None and view_base(store.operands[0]) in self.fn.params
 
 
 def _defined_inside(block: Block) -> list[Value]:

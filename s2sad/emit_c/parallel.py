@@ -22,7 +22,8 @@ Inside a parallel loop, an adjoint accumulation ``d[idx] += g`` is a plain
 variable (``i``, ``i + k``, ``c * i`` with ``k``, ``c`` the same in every
 iteration); otherwise (a stencil's ``d_x[i - 1]`` meets the next iteration's
 ``d_x[i]``, a gather's ``d_x[idx[i]]`` may repeat) it gets ``#pragma omp atomic``.
-This is the same classification as CUDA's (``s2sad.analysis.accumulation``), with
+``opt/accum_modes`` decides which, before the emitter runs: the same classification as
+CUDA's (``s2sad.analysis.accumulation``), with
 the iteration in place of the thread. Iterations that push values on a tape
 (a stack: its order is the serial order) cannot run in parallel: that is an
 error naming the loop.
@@ -33,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..analysis.accumulation import private_accumulations
 from ..emit.expr import Expr, Name, Unary, walk
 from ..emit.stmt import Comment, For, Stmt, stmt_names
 from ..ssa.ir import Op, Value
@@ -70,7 +70,7 @@ def only_summed(a: Value) -> bool:
     return True
 
 
-__all__ = ["Pragma", "finish", "is_parallel", "only_summed", "private_accumulations"]
+__all__ = ["Pragma", "finish", "is_parallel", "only_summed"]
 
 
 def finish(stmts: list[Stmt]) -> None:

@@ -1,6 +1,6 @@
 """The CUDA emitter: the C emitter's output, as kernels and device functions.
 
-``emit_cuda(module, header, entry, all_atomic=False)`` writes one ``.cu`` file.
+``emit_cuda(module, header, entry)`` writes one ``.cu`` file.
 Everything C prints, CUDA prints the same way (``s2sad.emit_c``: names, loops,
 declarations, expressions); what differs is said here:
 
@@ -49,23 +49,21 @@ from __future__ import annotations
 
 import math
 import re
-from functools import partial
 from typing import Optional
 
-from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, WARP, AccumulationPlan, classify,
-                                    thread_uniform, update)
+from ..analysis.accumulation import ATOMIC, BLOCK, PRIVATE, WARP, thread_uniform, update
 from ..diagnostics import error
 from ..emit_c.cexpr import Cast, address_of, ctype
 from ..emit_c.cfile import ModuleContext, c_file, emit_functions
 from ..emit_c.emitter import CFunctionEmitter
 from ..emit_c.helpers import HELPERS
 from ..emit_c.memory import STACK_LIMIT, tape_elem
-from ..ssa.attrs import is_gradient
 from ..emit.builder import tape_new_op
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
 from ..emit.stmt import Assign, AugAssign, ExprStmt, Stmt
 from ..emit_c.cstmt import ArrayDecl, Decl
 from ..parse.c_declarators import is_array_spelling, is_pointer_rows, row_pointer
+from ..ssa.attrs import ACCUMULATE
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SHUFFLE, SYNC, cuda_spelling
 from ..ssa.build import const_int
@@ -262,9 +260,9 @@ _DEVICE_HELPERS = {name: text.replace("\nstatic ", "\nstatic __device__ ") for n
 _DEVICE_HELPERS.update(DEVICE_MEMORY)
 
 
-def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False) -> str:
-    """The module as one .cu file; ``all_atomic`` makes every accumulation an ``atomicAdd``."""
-    emitted = emit_functions(module, entry, partial(CudaFunctionEmitter, all_atomic=all_atomic))
+def emit_cuda(module: Module, header: str, entry: str) -> str:
+    """The module as one .cu file, its accumulations added as ``opt/accum_modes`` stamped them."""
+    emitted = emit_functions(module, entry, CudaFunctionEmitter)
     return c_file(header, emitted, _helpers(emitted.emitters), DEVICE_MEMORY_CALLS)
 
 
@@ -291,11 +289,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def _size_guard(self) -> list[str]:
         return []  # CUDA output: no fprintf(stderr, ...) and abort() in device code
 
-    def __init__(self, ctx: ModuleContext, fn: Function, atomic: bool = False, all_atomic: bool = False):
+    def __init__(self, ctx: ModuleContext, fn: Function, atomic: bool = False):
         super().__init__(ctx, fn, atomic)
         self.kernel = fn.name == ctx.entry and fn.attrs.get("cuda") == "global"
-        self.accum: AccumulationPlan = (classify(fn, self.kernel, all_atomic, ctx.module) if is_gradient(fn)
-                                       else AccumulationPlan())
         self.sums: dict[object, tuple[str, Expr]] = {}  # shadow -> (register, the element it flushes to)
         self.sum_types: set[str] = set()  # the float types block_sum_add is called for
         self.warp_sum_types: set[str] = set()  # and warp_sum_add
@@ -328,7 +324,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         return "static __device__ "
 
     def _may_fuse_into(self, store: Op) -> bool:
-        return self.accum.mode(store) in (None, PRIVATE)
+        return store.attrs.get(ACCUMULATE) in (None, PRIVATE)
 
     def spell_expr(self, op: Op) -> Expr:
         if op.name in GPU_BUILTINS:
@@ -427,7 +423,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
 
     def gen_op(self, op: Op) -> list[Stmt]:
         g = op.operands[-1] if op.name == "accum" and op not in self.skip else None
-        mode = self.accum.mode(op) if g is not None else None
+        mode = op.attrs.get(ACCUMULATE) if g is not None else None  # (opt/accum_modes)
         if mode in (ATOMIC, WARP):
             arr, *idx, _ = op.operands
             add = "atomicAdd"
@@ -629,9 +625,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def _add_returned(self, pointer: str, value: Expr, t: Type) -> Stmt:
         """A kernel's scalar adjoint is one cell for all threads: added atomically, or once per
         block; a device function's caller passes its own register or element (C's ``+=``)."""
-        if self.kernel and self.accum.returned == ATOMIC:
+        if self.kernel and self.fn.attrs.get(ACCUMULATE) == ATOMIC:
             return ExprStmt(Call(Name("atomicAdd"), (Name(pointer), value)))
-        if self.kernel and self.accum.returned == BLOCK:
+        if self.kernel and self.fn.attrs.get(ACCUMULATE) == BLOCK:
             self.sum_types.add(ctype(t))
             return ExprStmt(Call(Name("block_sum_add"), (Name(pointer), value)))
         return super()._add_returned(pointer, value, t)

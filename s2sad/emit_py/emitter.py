@@ -34,7 +34,6 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional
 
-from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder, tape_new_op
@@ -85,11 +84,10 @@ from ..emit.stmt import (
     stmt_names,
     tidy,
 )
-from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import (GENERIC_MATH, GENERIC_VALUE, grad_info, is_gradient, numpy_spelled, primal_positions,
-                         whole_reduced)
+from ..ssa.attrs import (GENERIC_MATH, GENERIC_VALUE, SERIAL, grad_info, is_gradient, numpy_spelled, primal_positions,
+                         pointee_struct, whole_reduced)
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.mpi import Communicator
@@ -826,7 +824,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         early = self._bounds_first(counter, body.args[0].type, args, pre)
         loop = For(counter, args, self._region(body) or [Keyword("pass")])
         if self.numba and op.attrs.get("parallel") == "prange":
-            why = _prange_blocker(op, self.module)
+            why = op.attrs.get(SERIAL)  # (opt/accum_modes)
             ascending = self._ascending(op) if why is None else None
             if why is None and ascending is None:
                 why = "numba.prange counts up by one"
@@ -979,28 +977,6 @@ def _header_of(st: Stmt) -> Stmt:
         return ExprStmt(Tuple(tuple(st.args)))
     cond = getattr(st, "cond", None)
     return ExprStmt(cond) if cond is not None else Keyword("pass")
-
-
-def _prange_blocker(op: Op, module: Module) -> Optional[str]:
-    """Why the iterations of a ``prange`` loop (or of its adjoint) cannot run in parallel in
-    Numba, or None. Numba has no atomic add on the CPU, so every accumulation must be the
-    iteration's own, in the loop and in the gradients it calls; its reductions are the
-    carried sums; a tape is a serial stack."""
-    if any(inner.name in ("tape.push", "tape.pop") for inner in op.walk()):
-        return "the iterations need a tape, whose order is the serial order"
-    private = private_accumulations(op)
-    if any(accumulation(inner) is not None and inner not in private for inner in op.walk()):
-        return "iterations may add to the same element (numba.prange has no atomic add)"
-    shared = shared_call_accumulations(op, module)
-    if shared:
-        callee = shared[0][0].attrs["callee"]
-        names = ", ".join(dict.fromkeys(a.name_hint or "an array" for c, a in shared if c.attrs["callee"] == callee))
-        return f"{callee} may add to {names} where other iterations add"
-    body = op.regions[0]
-    for a, y in zip(body.args[1:], body.terminator.operands):
-        if y is not a and any(use.name not in ("add", "yield") for use, _ in a.uses):
-            return f"the loop carries '{a.name_hint or 'a value'}', which is not a sum"
-    return None
 
 
 def _generic_sum_start(arg: Value, other: Value) -> Optional[Value]:

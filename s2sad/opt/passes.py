@@ -27,8 +27,9 @@ from typing import Callable, Iterator, Optional
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import (array_simplify, counted, cse, factor_sums, fold, forward_order, gather, inline, inline_loops, licm,
-               local_sums, lower_arrays, merge_accums, merge_clears, native_indices, negative_indices, sink_stores)
+from . import (accum_modes, array_simplify, counted, cse, factor_sums, fold, forward_order, gather, inline,
+               inline_loops, licm, local_sums, lower_arrays, merge_accums, merge_clears, native_indices,
+               negative_indices, sink_stores)
 from ..progress import stage
 from .dce import dce_module
 
@@ -64,6 +65,8 @@ register("merge-clears")(merge_clears.run)
 register("native-indices")(native_indices.run)
 register("negative-indices")(negative_indices.run)
 register("sink-stores")(sink_stores.run)
+register("accum-modes")(accum_modes.run)
+register("accum-modes-gpu")(accum_modes.run_gpu)
 
 
 # Before differentiation, by optimization level; each name must be in PASSES.
@@ -94,9 +97,12 @@ ADJOINT_PIPELINES: dict[int, str] = {
 # have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing
 # store waits below the loads after it (sink_stores says why); NumPy and Numba count a negative
 # index from the end themselves (native_indices: also before differentiation, pipeline.py); C
-# checks one into an array whose length it does not know instead (negative_indices).
-TARGET_PIPELINES: dict[str, str] = {"py": "native-indices", "numba": "native-indices",
-                                    "c": "lower-arrays,negative-indices", "cuda": "lower-arrays,sink-stores"}
+# checks one into an array whose length it does not know instead (negative_indices). Last, each
+# accumulation where threads or iterations run at once is stamped with how the output adds it
+# (accum_modes: the emitters print the mode).
+TARGET_PIPELINES: dict[str, str] = {"py": "native-indices,accum-modes", "numba": "native-indices,accum-modes",
+                                    "c": "lower-arrays,negative-indices,accum-modes",
+                                    "cuda": "lower-arrays,sink-stores,accum-modes-gpu"}
 
 
 class PipelineError(ValueError):

@@ -28,6 +28,7 @@ from pycparser import c_ast
 
 from ..diagnostics import Diagnostic, SourceLoc
 from .c_expr import constant_step, math_intrinsic, walk
+from .c_loop_tests import MIRRORED
 from .c_structs import int_constant
 
 _FLOAT_WORDS = frozenset({"double", "float"})
@@ -238,11 +239,10 @@ def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
         return False
     if cond.op == "&&":
         return _above_zero(cond.left, name) or _above_zero(cond.right, name)
-    flipped = {"<": ">", "<=": ">=", "!=": "!="}
     if _name(cond.left) == name:
         op, bound = cond.op, int_constant(cond.right, {}, set())
-    elif _name(cond.right) == name and cond.op in flipped:
-        op, bound = flipped[cond.op], int_constant(cond.left, {}, set())
+    elif _name(cond.right) == name and (cond.op in MIRRORED or cond.op == "!="):
+        op, bound = MIRRORED.get(cond.op, cond.op), int_constant(cond.left, {}, set())  # 0 < i is i > 0
     else:
         return False
     return bound is not None and (op == "!=" and bound == 0 or op == ">" and bound >= 0 or op == ">=" and bound >= 1)

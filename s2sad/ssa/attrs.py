@@ -63,6 +63,13 @@ WHOLE_REDUCED = "whole_reduced"
 # its iterations add contributions to in an order reverse mode does not fix (``opt/factor_sums``).
 REVERSED = "reversed"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
+# How the output adds an accumulation where threads or iterations run at once (``opt/accum_modes``):
+# on an ``accum`` op, or the store of the user's ``x[k] += g``, one of ``analysis.accumulation``'s
+# modes ("private", "block", "warp", "atomic"); on a kernel's gradient, how it adds the scalar
+# adjoints it returns. Emitters print the mode; none decides it.
+ACCUMULATE = "accumulate"
+# On a ``prange`` loop whose iterations Numba cannot run in parallel: why (``opt/accum_modes``).
+SERIAL = "serial"
 # A ``select`` that counts a Python index from the end where it is negative (``x[i - 1]`` at
 # ``i = 0``, ``x[k]`` of a negative ``k``, an index array's negative entries): ``k + n`` where
 # ``k < 0``. NumPy and Numba index so themselves, so for the Python targets the select is its
