@@ -237,6 +237,22 @@ def test_gradient_matches_finite_differences(case, target, level):
             w[0] = u[1]
         return np.sum(u)
     """, "prog.py:11:13", "'u' and 'w' would name the same array, which this function writes into"),
+    # A slice with a step is a view in NumPy as any slice is (the IR's gather is a copy): a write
+    # through it, or into its array while it may still be read, was lost (probe round 8).
+    ("""
+    def f(x: "f64[n]"):
+        y = x.copy()
+        e = y[::2]
+        e *= 2.0
+        return np.sum(y)
+    """, "prog.py:10:5", "'e' is a NumPy view of another array"),
+    ("""
+    def f(x: "f64[n]"):
+        y = x.copy()
+        e = y[1::2][::-1]
+        y[0] = 5.0 * x[1]
+        return np.sum(e ** 2)
+    """, "prog.py:10:5", "'e' is a view of this array (NumPy shares their memory)"),
 ])
 def test_what_stays_refused_is_a_located_error(source, where, message):
     with pytest.raises(DiagnosticError) as info:

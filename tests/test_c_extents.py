@@ -252,3 +252,43 @@ def test_a_declared_size_the_code_reaches_past_is_a_located_error():
     # the size it reaches, or more, is accepted
     for size in ("2 * n", "2 * n + 1"):
         pipeline.gradient_source(PAST_DECLARED.replace("{size}", size), "t.c", "f", ["u", "k"], "c")
+
+
+# An index a ternary keeps in range (a clamp: the neighbour, or the last element; the usual CLAMP
+# macro on a 2-D image) reaches no further than the declared size: the branch chosen where
+# `i + 1 < n` holds is below n (probe round 8: it was refused as reaching n + 1).
+CLAMPED = {
+    "neighbour": ("""double f(int n, const double x[n])
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        int j = i + 1 < n ? i + 1 : n - 1;
+        s += x[i] * x[j];
+    }
+    return s;
+}
+""", "f", "x", "n=5"),
+    "clamp_macro": ("""#define CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : ((v) > (hi) ? (hi) : (v)))
+double blur(int h, int w, const double img[h][w])
+{
+    double s = 0.0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double acc = 0.0;
+            for (int d = -1; d <= 1; d++)
+                acc += img[CLAMP(y + d, 0, h - 1)][CLAMP(x - d, 0, w - 1)];
+            s += acc * acc * img[y][x];
+        }
+    return s;
+}
+""", "blur", "img", "h=4,w=5"),
+}
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+@pytest.mark.parametrize("name", sorted(CLAMPED))
+def test_an_index_a_ternary_keeps_in_range_is_within_the_declared_size(name, tmp_path, capsys):
+    from source_gradients import check_command
+
+    source, func, wrt, sizes = CLAMPED[name]
+    check_command(tmp_path, capsys, source, func, wrt, sizes, "c", "t.c")

@@ -155,3 +155,94 @@ def test_an_unsigned_size_read_as_a_signed_number_keeps_its_sign(name):
     for c in (1, 2, 7):
         params = [ParamSpec("x", "array", shape=(4,)), ParamSpec("n", "int", value=3), ParamSpec("c", "int", value=c)]
         check_gradient(primal, grad, params, ["x"], set(), np.random.default_rng(0), returns_float=True)
+
+
+# Past the top of its type (probe round 8): a random generator's or a hash's unsigned state,
+# which C keeps modulo 2^k and the IR's signed integers do not (the gradient of x * u with u
+# from an LCG was -0.23 where C gives 0.77; from 2654435761u * i, weights off by 0.5; an
+# unsigned short 65535 + 1 read as 65536), is refused where it wraps.
+@pytest.mark.parametrize(
+    "body,where",
+    [
+        ("uint64_t s = 2u; s = s * 6364136223846793005ULL + 1u; return x[0] * (double)(s >> 11);", "s * 6"),
+        ("unsigned h = (unsigned)(n + 1) * 2654435761u; return x[0] * (double)(h % 1000u);", "(unsigned)(n"),
+        ("unsigned h = 5u; h *= 1664525u; return x[0] * (double)h;", "h *= "),
+        ("uint32_t v = 5u; v ^= v << 13; return x[0] * (double)v;", "v << 13"),
+        ("unsigned v = 5u; v <<= 3; return x[0] * (double)v;", "v <<= 3"),
+        ("unsigned short a = 65535; a = a + 1; return x[0] * a;", "a + 1"),
+        ("uint8_t c = 250; c += 10; return x[0] * c;", "c += 10"),
+        ("unsigned char c = 255; c++; return x[0] * c;", "c++"),
+        ("uint16_t a = (uint16_t)(n * 40000); return x[0] * a;", "n * 40000"),
+    ],
+)
+def test_a_value_past_the_top_of_its_unsigned_type_is_refused(body, where):
+    line = f"    {body}"
+    src = f"#include <stddef.h>\n#include <stdint.h>\ndouble f(const double *x, size_t n) {{\n{line}\n}}\n"
+    got = _diagnostics(src)
+    assert len(got) == 1 and got[0].startswith(f"4:{line.index(where) + 1}: "), got
+    assert "can wrap around past the largest value of its type" in got[0]
+
+
+_AGREES = """#include <stddef.h>
+#include <stdint.h>
+double f(const double *x, const double *w, size_t n, size_t m)
+{
+    size_t total = 1;
+    for (size_t k = 0; k < 2; k++) total *= n;  /* a size's product: small factors */
+    unsigned char bias = 200;
+    unsigned short cells = (unsigned short)m;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++) {
+            unsigned char level = (unsigned char)j;
+            const unsigned char c = (unsigned char)x[0] > 0 ? bias : 0;
+            /* unsigned char and short are ints in C's arithmetic: bias - 201 is -1, no wrap */
+            s += w[i * m + j] * x[i * m + j] * ((int)level - 3) + (bias - 201) * x[j] + c * 0.0;
+        }
+    return s + (double)(total >> 1) + (double)(cells - 1) * x[0];
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_narrow_unsigned_values_as_c_promotes_them_and_size_products_are_accepted():
+    from cbuild import INPUT_FLAGS, build
+
+    text = pipeline.gradient_source(_AGREES, "t.c", "f", ["x", "w"], "c")
+    sig = CSignature.parse(_AGREES, "f")
+    grad = sig.gradient(build(text), ["x", "w"], [])  # build: -Wall -Wextra -Werror
+    primal = sig.primal(build(_AGREES, INPUT_FLAGS))
+    params = [ParamSpec("x", "array", shape=(12,)), ParamSpec("w", "array", shape=(12,)),
+              ParamSpec("n", "int", value=3), ParamSpec("m", "int", value=4)]
+    check_gradient(primal, grad, params, ["x", "w"], set(), np.random.default_rng(0), returns_float=True)
+
+
+_SIGNED_MIXING = """static double uni(long *s)
+{
+    long x = *s;
+    x ^= x << 13;
+    *s = x;
+    return (double)(x >> 8);
+}
+double f(int n, const double *x)
+{
+    long st = 5;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += uni(&st) * 1e-9 * x[i];
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_bit_mixing_in_a_signed_state_translates_and_is_right():
+    # Its ranges grew past what a float holds (the xorshift's bounds doubled each round): the
+    # integer range analysis crashed dividing them (probe round 8).
+    from cbuild import INPUT_FLAGS, build
+
+    text = pipeline.gradient_source(_SIGNED_MIXING, "t.c", "f", ["x"], "c")
+    sig = CSignature.parse(_SIGNED_MIXING, "f")
+    grad = sig.gradient(build(text), ["x"], [])
+    primal = sig.primal(build(_SIGNED_MIXING, INPUT_FLAGS))
+    params = [ParamSpec("n", "int", value=3), ParamSpec("x", "array", shape=(3,))]
+    check_gradient(primal, grad, params, ["x"], set(), np.random.default_rng(0), returns_float=True)

@@ -14,18 +14,32 @@ from typing import Optional
 
 from ..ssa.callgraph import callees, callers_first, reachable
 from ..ssa.ir import Function, Module
-from .activity import analyze_activity
+from .activity import Activity, analyze_activity
 from ..ssa.attrs import Schedule
 from .report import MemoryReport
 from .naming import gradient_names
 from .naming import grad_name
 from .reverse import GradientTransform
-from .signature import GradSignature
+from .signature import GradSignature, shadowed_params
 
 
-def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, set[int]]:
-    sig = GradSignature.of(module, fn, wrt)
-    act = analyze_activity(module, fn, set(wrt) | set(sig.shadowed))
+class _Activities:
+    """The activity of each function for the parameters it is differentiated with respect to,
+    found once: the plan of which callees to differentiate and their transforms read the same."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self._found: dict[tuple[str, frozenset[int]], Activity] = {}
+
+    def of(self, fn: Function, wrt: set[int]) -> Activity:
+        # Every shadowed array is an input too: its shadow holds an adjoint on entry.
+        inputs = frozenset(wrt) | frozenset(shadowed_params(self.module, fn, wrt))
+        if (fn.name, inputs) not in self._found:
+            self._found[(fn.name, inputs)] = analyze_activity(self.module, fn, set(inputs))
+        return self._found[(fn.name, inputs)]
+
+
+def _active_call_args(fn: Function, act: Activity) -> dict[str, set[int]]:
     found: dict[str, set[int]] = {}
     for op in fn.walk():
         if op.name != "call":
@@ -82,12 +96,13 @@ def differentiate(
     order = callers_first(module, root.name)
     wrts: dict[str, set[int]] = {func: set(wrt)}
     problems: list[Diagnostic] = []
+    activities = _Activities(module)
     for fn in order:
         if fn.name not in wrts:
             continue
         own = set(wrts[fn.name])
         while True:  # a recursive function's own calls may make more of its parameters active
-            for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
+            for callee, active in _active_call_args(fn, activities.of(fn, wrts[fn.name])).items():
                 wrts.setdefault(callee, set()).update(active)
             if wrts[fn.name] == own:
                 break
@@ -101,7 +116,8 @@ def differentiate(
     names = gradient_names(module, func)
     signatures = {name: GradSignature.of(module, module.functions[name], w, names[name]) for name, w in wrts.items()}
     made = [
-        _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint, with_value and fn is root)
+        _minimal_caching(module, fn, activities.of(fn, wrts[fn.name]), signatures, may_alias, checkpoint,
+                         with_value and fn is root)
         for fn in order
         if fn.name in wrts
     ]
@@ -123,7 +139,7 @@ def differentiate(
     return out
 
 
-def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, may_alias: bool,
+def _minimal_caching(module: Module, fn: Function, act: Activity, signatures, may_alias: bool,
                      checkpoint: Optional[Schedule], with_value: bool = False) -> tuple[GradientTransform, Function]:
     """The gradient of ``fn``, caching a minimum cut of what its loop bodies need, and the
     transform that made it (its memory report).
@@ -135,8 +151,6 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     gradient; the first's is kept (a function without loops, whose values are never taped, most
     helpers).
     """
-    # Every shadowed array is an input too: its shadow holds an adjoint on entry.
-    act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
     first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, None, with_value)
     grad = first.run()
     if first.tapes.count == 0 or first.values.taped_as_cut():

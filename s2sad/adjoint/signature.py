@@ -11,6 +11,15 @@ from ..ssa.types import F64, Type
 from .naming import grad_name, signature_names, struct_shadow_names
 
 
+def shadowed_params(module: Module, fn: Function, wrt: set[int]) -> list[int]:
+    """The array parameters of ``fn`` whose gradient takes a shadow: those at ``wrt``, and those
+    the source writes (an adjoint flows through them), but a C struct's integer members."""
+    written = source_written_params(module, fn)  # the source's: the same at every level
+    members = fn.attrs.get("c_aggregates") or {}
+    return [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)
+            and not (p.name_hint in members and p.type.elem.is_int)]  # type: ignore[attr-defined]
+
+
 @dataclass
 class GradSignature:
     """How ``grad_<fn>`` is called: which params have shadows, which adjoints return."""
@@ -38,10 +47,7 @@ class GradSignature:
 
     @staticmethod
     def of(module: Module, fn: Function, wrt: set[int], name: str = "") -> "GradSignature":
-        written = source_written_params(module, fn)  # the source's: the same at every level
-        members = fn.attrs.get("c_aggregates") or {}  # a C struct's integer members have no shadow
-        shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)
-                    and not (p.name_hint in members and p.type.elem.is_int)]  # type: ignore[attr-defined]
+        shadowed = shadowed_params(module, fn, wrt)
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
         # A float, or an array of floats (its d_return is an array of its shape); of several
         # values, one seed each (an integer's is never read) when any of them is one of those.

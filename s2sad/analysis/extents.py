@@ -278,6 +278,10 @@ class _FunctionView:
             bx, by = (self.bound(o, upper, depth + 1, strict) for o in (x, y))
             if (shape in ("lt", "le") and upper) or (shape in ("gt", "ge") and not upper):
                 return by if by is not None else bx
+            # Where a branch's value is the one its test compares (a clamp: i + 1 < n ? i + 1 :
+            # n - 1), the test bounds it there: i + 1 is at most n - 1 where it is chosen.
+            bx = self._tested(cmp, x, True, upper) or bx
+            by = self._tested(cmp, y, False, upper) or by
             if bx is None or by is None:
                 return None
             if upper:
@@ -292,6 +296,26 @@ class _FunctionView:
         if op.name == "rem" and not upper:  # C's a % m of an a never negative: never negative
             low = self.bound(op.operands[0], False, depth + 1, strict)
             return Affine() if low is not None and dominates(low, Affine()) else None
+        return None
+
+    def _tested(self, cmp: Optional[Op], v: Value, holds: bool, upper: bool) -> Optional[Affine]:
+        """The bound (``upper`` or lower) of ``v`` that the comparison ``cmp`` gives where it
+        ``holds`` (or fails), when ``v`` is one side of it and the other side is affine."""
+        if cmp is None or cmp.name not in _NEGATED:
+            return None
+        rel = cmp.name if holds else _NEGATED[cmp.name]
+        a, b = cmp.operands
+        if not _same_value(a, v):
+            if not _same_value(b, v):
+                return None
+            rel, a, b = _MIRRORED[rel], b, a  # t < v is v > t
+        other = self.affine(b)
+        if other is None:
+            return None
+        if upper and rel in ("lt", "le"):
+            return other.plus(-1) if rel == "lt" else other
+        if not upper and rel in ("gt", "ge"):
+            return other.plus(1) if rel == "gt" else other
         return None
 
     def _counter(self, v: Value) -> Optional[tuple[Value, Affine, Affine]]:
@@ -567,6 +591,23 @@ def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
         return None
 
     return conv(node)
+
+
+_NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
+_MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+def _same_value(a: Value, b: Value, depth: int = 0) -> bool:
+    """Whether ``a`` and ``b`` are one integer computed the same way (a front end that writes
+    ``i + 1`` twice makes two ops of it)."""
+    if a is b:
+        return True
+    ca, cb = const_int(a), const_int(b)
+    if ca is not None or cb is not None:
+        return ca is not None and ca == cb
+    x, y = a.defining_op, b.defining_op
+    return depth < 8 and x is not None and y is not None and x.name == y.name and x.name in ("add", "sub", "mul") \
+        and all(_same_value(p, q, depth + 1) for p, q in zip(x.operands, y.operands))
 
 
 def _choose(cands: list[Affine]) -> Optional[Affine]:

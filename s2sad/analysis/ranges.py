@@ -76,7 +76,8 @@ def _bits_interval(n: str, a: Interval, b: Interval) -> Interval:
 
 
 def _floordiv_bound(x: float, c: int) -> float:
-    return x if math.isinf(x) else x // c
+    # (a bound is an int of any size, or a float infinity: math.isinf of an int past 2^1024 raises)
+    return x if isinstance(x, float) and math.isinf(x) else x // c
 
 
 class IntRanges:

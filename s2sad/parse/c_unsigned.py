@@ -14,10 +14,21 @@ operation through which an unsigned value can wrap below zero is refused with a 
 * storing a value computed with ``-`` into an unsigned variable (the conversion wraps a
   negative value).
 
-Adding, multiplying, dividing and comparing unsigned values are accepted (values past 2^63,
-or past 2^32 for 32-bit ``unsigned``, are out of scope: the sizes and counters s2sad reads
-stay far below them). This is a syntactic check, by declared name: a name declared unsigned
-anywhere in the function counts as unsigned everywhere in it.
+Past the top of the type, C wraps too (modulo 2^32 for ``unsigned``, 2^64 for ``uint64_t``, 2^8 or
+2^16 when stored into an ``unsigned char`` or ``short``), where the IR's integers grow or go
+negative (an LCG's state shifted right: a negative uniform). Sizes, counters and strides stay far
+below the top; what is made to pass it is refused where it is made (probe round 8):
+
+* ``<<`` and ``<<=`` of an unsigned value (xorshift, bit mixing);
+* an unsigned product with an integer constant of at least 2^16 (``_WRAPPING_FACTOR``: an LCG's
+  or a hash's multiplier), outside a subscript (see above);
+* a sum, difference, product, shift or step stored into an ``unsigned char`` or ``short`` (by a
+  declaration, an assignment, a compound assignment, ``++``, a cast). Their values are promoted
+  to ``int`` in C's arithmetic (``img[i] - 128`` is an int), and are read as such.
+
+Adding, multiplying by small numbers, dividing and comparing unsigned values are accepted. This is
+a syntactic check, by declared name: a name declared unsigned anywhere in the function counts as
+unsigned everywhere in it.
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ from .c_structs import int_constant
 
 _FLOAT_WORDS = frozenset({"double", "float"})
 HINT = "use a signed type (int, long, ptrdiff_t) for values that count down or may go below zero"
+GROWTH_HINT = ("compute it in a signed type that holds it (long), or, for a random generator's or a hash's bits, "
+               "make them outside the function and pass them in")
 
 
 def _words(names: list[str], typedefs: dict[str, list[str]], depth: int = 0) -> list[str]:
@@ -46,7 +59,8 @@ def _words(names: list[str], typedefs: dict[str, list[str]], depth: int = 0) -> 
 
 
 def _kind(node: c_ast.Node, typedefs: dict[str, list[str]]) -> str:
-    """``'unsigned'``, ``'float'``, ``'pointer'`` or ``'signed'`` for a declaration's type node."""
+    """``'unsigned'``, ``'narrow'`` (an unsigned char or short: ``uint8_t``, ``uint16_t``),
+    ``'float'``, ``'pointer'`` or ``'signed'`` for a declaration's type node."""
     if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
         return "pointer"
     if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
@@ -54,14 +68,26 @@ def _kind(node: c_ast.Node, typedefs: dict[str, list[str]]) -> str:
         if _FLOAT_WORDS & set(words):
             return "float"
         if "unsigned" in words:
-            return "unsigned"
+            return "narrow" if {"char", "short"} & set(words) else "unsigned"
     return "signed"
 
 
 def is_unsigned(node: c_ast.Node, typedefs: dict[str, list[str]]) -> bool:
     """Whether a declaration's type node is an unsigned integer (``size_t``, ``unsigned``, a
-    typedef of one)."""
-    return _kind(node, typedefs) == "unsigned"
+    typedef of one, ``unsigned char``)."""
+    return _kind(node, typedefs) in ("unsigned", "narrow")
+
+
+def _promoted(kind: str) -> str:
+    """The kind of a value of a declared kind in C's arithmetic: an unsigned char or short is
+    promoted to ``int`` first (``img[i] - 128`` is an int, never wraps)."""
+    return "signed" if kind == "narrow" else kind
+
+
+# An integer literal this large multiplying an unsigned value (a hash's or a random generator's
+# constant: 2654435761u, 1103515245u, 6364136223846793005ULL) makes it wrap around past the top
+# of its type at once; sizes and strides are multiplied by small numbers.
+_WRAPPING_FACTOR = 1 << 16
 
 
 class _Checker(c_ast.NodeVisitor):
@@ -81,7 +107,7 @@ class _Checker(c_ast.NodeVisitor):
         if not name:
             return
         kind = _kind(node, self.typedefs)
-        if self.kinds.get(name) != "unsigned":
+        if self.kinds.get(name) not in ("unsigned", "narrow"):
             self.kinds[name] = kind
         if kind == "pointer":
             inner = node.type
@@ -102,7 +128,7 @@ class _Checker(c_ast.NodeVisitor):
 
     def _kind_of(self, e: c_ast.Node) -> str:
         if isinstance(e, c_ast.ID):
-            return self.kinds.get(e.name, "signed")
+            return _promoted(self.kinds.get(e.name, "signed"))
         if isinstance(e, c_ast.Constant):
             if e.type in ("double", "float"):
                 return "float"
@@ -112,16 +138,16 @@ class _Checker(c_ast.NodeVisitor):
             base = e.name
             while isinstance(base, c_ast.ArrayRef):
                 base = base.name
-            return self.pointees.get(base.name, "signed") if isinstance(base, c_ast.ID) else "signed"
+            return _promoted(self.pointees.get(base.name, "signed")) if isinstance(base, c_ast.ID) else "signed"
         if isinstance(e, c_ast.Cast):
-            return _kind(e.to_type.type, self.typedefs)
+            return _promoted(_kind(e.to_type.type, self.typedefs))
         if isinstance(e, c_ast.UnaryOp):
             if e.op == "sizeof":
                 return "unsigned"
             if e.op in ("!",):
                 return "signed"
             if e.op == "*" and isinstance(e.expr, c_ast.ID):
-                return self.pointees.get(e.expr.name, "signed")
+                return _promoted(self.pointees.get(e.expr.name, "signed"))
             return self.kind(e.expr)
         if isinstance(e, c_ast.BinaryOp):
             if e.op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
@@ -139,20 +165,49 @@ class _Checker(c_ast.NodeVisitor):
         return "signed"
 
     # -- the checks ------------------------------------------------------------------------
-    def report(self, node: c_ast.Node, what: str, name: str = "") -> None:
+    def report(self, node: c_ast.Node, what: str, name: str = "", where: str = "below zero") -> None:
         if id(node) in self.reported:
             return
         self.reported.add(id(node))
         subject = f"'{name}' is unsigned: " if name else ""
         self.problems.append(Diagnostic(
-            f"{subject}{what} can wrap around below zero in C, which s2sad does not model "
-            "(it computes integers as signed)", self.loc(node), HINT))
+            f"{subject}{what} can wrap around {where} in C, which s2sad does not model "
+            "(it computes integers as signed)", self.loc(node), HINT if where == "below zero" else GROWTH_HINT))
+
+    def report_growth(self, node: c_ast.Node, what: str, name: str = "") -> None:
+        """An unsigned value made past the top of its type: C keeps it modulo 2^k (a hash, a random
+        generator's state), the IR's signed integer does not."""
+        self.report(node, what, name, "past the largest value of its type")
+
+    def stored_kind(self, target: c_ast.Node) -> str:
+        """The declared kind of what an assignment stores into: a variable, an element, ``*p``."""
+        if isinstance(target, c_ast.ID):
+            return self.kinds.get(target.name, "signed")
+        base = target
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if isinstance(target, c_ast.UnaryOp) and target.op == "*":
+            base = target.expr
+        if base is not target and isinstance(base, c_ast.ID):
+            return self.pointees.get(base.name, "signed")
+        return "signed"
+
+    def check_narrow(self, value: Optional[c_ast.Node], name: str) -> None:
+        """A sum, difference, product or shift converted to an unsigned char or short: C keeps it
+        modulo 2^8 or 2^16."""
+        for n in _value_nodes(value):
+            if isinstance(n, c_ast.BinaryOp) and n.op in ("+", "-", "*", "<<") and self.kind(n) != "float" \
+                    or isinstance(n, c_ast.UnaryOp) and n.op == "-" and self.kind(n) != "float":
+                self.report_growth(n, "storing this value into it", name)
+                return
 
     def visit_Decl(self, node: c_ast.Decl) -> None:
         if not isinstance(node.type, c_ast.FuncDecl):
             self.declare(node.name, node.type)
             if node.init is not None and self.kinds.get(node.name) == "unsigned":
                 self.check_stored(node.init, node.name)
+            elif node.init is not None and self.kinds.get(node.name) == "narrow":
+                self.check_narrow(node.init, node.name)
         self.generic_visit(node)
 
     def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
@@ -177,6 +232,8 @@ class _Checker(c_ast.NodeVisitor):
             pass
         elif node.op in ("--", "p--") and self.kind(node.expr) == "unsigned":
             self.report(node, "decrementing it", _name(node.expr))
+        elif node.op in ("--", "p--", "++", "p++") and self.stored_kind(node.expr) == "narrow":
+            self.report_growth(node, "stepping it (an unsigned char or short)", _name(node.expr))
         elif node.op == "-" and self.kind(node.expr) == "unsigned":
             self.report(node, "negating an unsigned value")
         elif node.op == "~" and self.kind(node.expr) == "unsigned":
@@ -189,6 +246,16 @@ class _Checker(c_ast.NodeVisitor):
             self.kind(node.left), self.kind(node.right)
         ) and id(node) not in self.ring:
             self.report(node, "this unsigned subtraction")
+        elif node.op == "<<" and self.kind(node) == "unsigned":
+            self.report_growth(node, "shifting an unsigned value left")
+        elif node.op == "*" and self.kind(node) == "unsigned" and id(node) not in self.ring \
+                and _wrapping_factor(node.left, node.right):
+            self.report_growth(node, "multiplying an unsigned value by a constant this large")
+        self.generic_visit(node)
+
+    def visit_Cast(self, node: c_ast.Cast) -> None:
+        if _kind(node.to_type.type, self.typedefs) == "narrow":
+            self.check_narrow(node.expr, "")
         self.generic_visit(node)
 
     def visit_ArrayRef(self, node: c_ast.ArrayRef) -> None:
@@ -209,15 +276,52 @@ class _Checker(c_ast.NodeVisitor):
                 self.report(node, "subtracting from it", _name(node.lvalue))
             elif node.op == "=":
                 self.check_stored(node.rvalue, _name(node.lvalue))
+            elif node.op == "<<=":
+                self.report_growth(node, "shifting it left", _name(node.lvalue))
+            elif node.op == "*=" and _wrapping_factor(node.rvalue):
+                self.report_growth(node, "multiplying it by a constant this large", _name(node.lvalue))
+        elif self.stored_kind(node.lvalue) == "narrow":
+            if node.op != "=" and node.op not in ("&=", "|=", "^=", ">>=", "/=", "%="):
+                self.report_growth(node, "adding to it (an unsigned char or short)", _name(node.lvalue))
+            else:
+                self.check_narrow(node.rvalue, _name(node.lvalue))
         self.generic_visit(node)
 
     def check_stored(self, value: c_ast.Node, name: str) -> None:
         """A value computed with ``-`` converted to an unsigned type: negative ones wrap."""
-        for n in walk(value):
+        for n in _value_nodes(value):
             if (isinstance(n, c_ast.BinaryOp) and n.op == "-") or (isinstance(n, c_ast.UnaryOp) and n.op == "-"):
                 if self.kind(n) != "float":
                     self.report(n, "storing a difference into it", name)
                 return
+
+
+def _value_nodes(value: Optional[c_ast.Node]) -> list[c_ast.Node]:
+    """The nodes of the expression ``value`` that compute the number it gives: not those of the
+    subscripts it reads elements at, nor of the arguments of the calls it makes."""
+    out: list[c_ast.Node] = []
+    pending = [value] if value is not None else []
+    while pending:
+        n = pending.pop()
+        out.append(n)
+        if isinstance(n, c_ast.ArrayRef) or isinstance(n, c_ast.FuncCall):
+            continue
+        pending += [child for _, child in reversed(n.children())]
+    return out
+
+
+def _wrapping_factor(*operands: c_ast.Node) -> bool:
+    """Whether one of ``operands`` is an integer literal of at least ``_WRAPPING_FACTOR``."""
+    for e in operands:
+        if isinstance(e, c_ast.Cast):
+            e = e.expr
+        if isinstance(e, c_ast.Constant) and e.type not in ("double", "float", "char", "string"):
+            try:
+                if int(e.value.rstrip("uUlL"), 0) >= _WRAPPING_FACTOR:
+                    return True
+            except ValueError:
+                continue
+    return False
 
 
 def _arith(a: str, b: str) -> str:

@@ -1124,7 +1124,9 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
             if rank != 1:
                 raise lw.fail(idx, "slices with a step are supported on 1-D arrays only",
                               hint="use a loop over the elements")
-            return arr_op(lw, b, node, "take", [arr, stepped_indices(lw, idx, arr, b, env)])
+            picked = arr_op(lw, b, node, "take", [arr, stepped_indices(lw, idx, arr, b, env)])
+            picked.defining_op.attrs[STEPPED_VIEW] = True  # (is_view)
+            return picked
         axes.append("r")
         lower = idx.lower if idx is not None else None
         upper = idx.upper if idx is not None else None
@@ -1460,11 +1462,17 @@ def reshape(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env)
 # copy a name rebound in a loop makes into its array (``py_lower``) are loops of element stores, so
 # the adjoint, the tapes of overwritten elements and the C lowering treat them as any store.
 
+# On the gather a slice with a step is made as (``x[::2]``: ``arr.take`` of the indices it picks,
+# a copy in the IR and in the output): NumPy's ``x[::2]`` is a view all the same, which a write into
+# either array changes, so the front end's checks of writes through views count it as one.
+STEPPED_VIEW = "stepped_view"
+
+
 def is_view(v: Value) -> bool:
-    """``v`` is a NumPy view of another array (a slice, a reshape, a transpose): NumPy shares the
-    memory, so a write into one is seen through the other."""
+    """``v`` is a NumPy view of another array (a slice, a slice with a step, a reshape, a
+    transpose): NumPy shares the memory, so a write into one is seen through the other."""
     op = v.defining_op
-    return op is not None and op.name in array_ops.VIEWS
+    return op is not None and (op.name in array_ops.VIEWS or bool(op.attrs.get(STEPPED_VIEW)))
 
 
 def row_view(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Optional[Value]:
@@ -1507,7 +1515,11 @@ def row_view(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Opti
 
 def viewed(v: Value) -> Optional[Value]:
     """The array ``v`` is a view of, followed through views of views; None when ``v`` is none."""
-    return array_ops.viewed_array(v) if is_view(v) else None
+    if not is_view(v):
+        return None
+    while is_view(v):
+        v = v.defining_op.operands[0]
+    return v
 
 
 def is_written_value(v: Value) -> bool:
