@@ -253,6 +253,11 @@ def test_gradient_matches_finite_differences(case, target, level):
         y[0] = 5.0 * x[1]
         return np.sum(e ** 2)
     """, "prog.py:10:5", "'e' is a view of this array (NumPy shares their memory)"),
+    ("""
+    def f(x: "f64[n]", s: float = 1.0):
+        y = np.tanh(x) if s > 0 else np.sin(x)
+        return np.sum(y)
+    """, "prog.py:8:9", "choosing between arrays with a conditional expression is not supported"),
 ])
 def test_what_stays_refused_is_a_located_error(source, where, message):
     with pytest.raises(DiagnosticError) as info:

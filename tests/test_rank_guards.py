@@ -764,6 +764,26 @@ def f(log_h, k):
     assert d == pytest.approx([0.0, np.exp(-0.3), 0.0])
 
 
+def test_a_named_elementwise_value_a_helper_takes_as_an_array_makes_its_operand_one():
+    """The same through a name: ``k = np.exp(log_k); g(k)`` with ``g`` indexing ``k`` (probe round 8:
+    ``log_k`` was taken for a number, and the call refused)."""
+    source = """
+def g(k):
+    return k[0] * k[1]
+
+
+def f(log_k):
+    k = np.exp(log_k)
+    return g(k)
+"""
+    assert assumed(source, "f")["log_k"] == 1
+    grad, _ = gradient(source, "f", ["log_k"])
+    x = np.array([0.1, -0.3])
+    d = np.zeros(2)
+    grad(x, d)
+    assert d == pytest.approx(central_difference(primal(source, "f"), [x], 0), rel=1e-6)
+
+
 # A mask named before it indexes (valid = target > 0; w[valid]) is an array: the compared value
 # and the masked array have its axes. Named, it was read as an integer index: the masked array
 # guessed 2-D (a 1-D call raised at entry), or, the compared value guessed a number, the gradient

@@ -595,14 +595,24 @@ class ExprLowerer(PyMpi):
     def if_exp(self, node: cst.IfExp, b: Builder, env: Env) -> Value:
         c = self.condition(node.test, b, env)
         if is_simple(node.body) and is_simple(node.orelse):
-            x = self.scalar(node.body, b, env)
-            y = self.scalar(node.orelse, b, env)
+            x = self.if_exp_branch(node, node.body, b, env)
+            y = self.if_exp_branch(node, node.orelse, b, env)
             t = common_type([x.type, y.type])
             x = self.coerce(x, t, b, node.body, "the result")
             y = self.coerce(y, t, b, node.orelse, "the result")
             return build.select(self.at(b, node), c, x, y)
-        return self.if_value(b, node, c, lambda bb: self.scalar(node.body, bb, env),
-                             lambda bb: self.scalar(node.orelse, bb, env))
+        return self.if_value(b, node, c, lambda bb: self.if_exp_branch(node, node.body, bb, env),
+                             lambda bb: self.if_exp_branch(node, node.orelse, bb, env))
+
+    def if_exp_branch(self, node: cst.IfExp, branch: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        """A branch of ``a if c else b``: a number (arrays are chosen by an ``if`` statement, whose
+        branches each fill the variable: ``py_lower``)."""
+        v = self.value(branch, b, env)
+        if isinstance(v.type, ArrayType):
+            raise self.fail(node, "choosing between arrays with a conditional expression is not supported",
+                            hint="write it as an if statement that assigns the array in each branch "
+                            "(if c: y = ...  else: y = ...)")
+        return self.scalar_value(branch, v)
 
     # -- arrays -------------------------------------------------------------------------------
     def array(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:

@@ -654,8 +654,15 @@ class _Inference:
             values = self.assigns.get(node.value, [])
             sources = [_copied_name(v) for v in values]
             updates = [v for v, source in zip(values, sources) if source is None]
-            if node.value in self.param_names or not values or (updates and self.defaulting) \
-                    or not all(_mentions(v, node.value) for v in updates):
+            if node.value in self.param_names or not values or (updates and self.defaulting):
+                return
+            if not all(_mentions(v, node.value) for v in updates):
+                if len(values) == 1 and isinstance(values[0], cst.BaseExpression):
+                    # k = np.exp(log_k); g(k) with g indexing k: the one value k is given is an
+                    # array, which an elementwise expression is only if an operand is (probe round 8)
+                    names = self.elementwise_operands(values[0])
+                    if names:
+                        self.array_operands.append(names)
                 return
             for source in sources:
                 if source is not None:
