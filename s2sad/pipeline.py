@@ -599,6 +599,21 @@ def _refuse_strings(module: Module, source: str, filename: str, name: str, targe
                 module.source_lines)
 
 
+def _annotated_equal(sides: list, shapes: dict) -> bool:
+    """Whether extents said to be equal (``["dim", name, axis]``, ``["const", k]``) are one constant
+    by the parameters' annotations (``shapes``: name -> each axis's extent as written)."""
+    def constant(side: list) -> Optional[int]:
+        if side[0] == "const":
+            return side[1]
+        if side[0] == "dim" and side[1] in shapes and side[2] < len(shapes[side[1]]):
+            spelled = str(shapes[side[1]][side[2]])
+            return int(spelled) if spelled.isdigit() else None
+        return None
+
+    values = [constant(side) for side in sides]
+    return None not in values and len(set(values)) == 1
+
+
 def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str, target: str,
                           lines: list[str]) -> None:
     """C and CUDA gradients of Python whose parameter kinds the code does not prove (attrs
@@ -606,8 +621,11 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     against it at run time (a pointer carries no rank, a double takes an int), so a guess there
     could be silently wrong. Python output checks the guesses on entry instead."""
     assumed = grad.attrs.get("assumed") or {}
-    extents = grad.attrs.get("same_extents") or []
-    if extents:  # (a C caller's arrays carry no extents to check)
+    shapes = grad.attrs.get("shapes") or {}
+    # (a C caller's arrays carry no extents to check; an annotation's constant lengths are the
+    # caller's to give, as a C declaration's: y: "f64[3]" unpacked into three names says nothing more)
+    extents = [fact for fact in grad.attrs.get("same_extents") or [] if not _annotated_equal(fact["sides"], shapes)]
+    if extents:
         fact = extents[0]
         line, col, end_line, end_col = fact["loc"]
         what = (f"'{fact['name']}' is unpacked into names, as many as it has items only if its length is right"

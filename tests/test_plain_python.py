@@ -677,6 +677,14 @@ def test_an_array_unpacked_gives_its_items_and_its_length_is_checked():
         pipeline.gradient_source(UNPACKED, "prog.py", "f", ["state"], "c")
 
 
+def test_an_array_unpacked_whose_length_is_annotated_takes_c_output(tmp_path, capsys):
+    """Its length annotated, as a C declaration gives it (probe round 8: refused all the same)."""
+    from source_gradients import check_command
+
+    annotated = UNPACKED.replace("def f(state,", 'def f(state: "f64[2]",')
+    check_command(tmp_path, capsys, annotated, "f", "state,A,a,b", "A=2x3", "c")
+
+
 # A helper's arrays seen from its callers (py_helper_shapes): the extents of what it returns (a
 # state rebound in a loop to step(state), evidently of its shape) and what it assumes of its
 # parameters (a helper that unpacks one: each call shows the length, or passes the need on).

@@ -109,6 +109,11 @@ SPELLINGS = {
                    "    p = np.percentile(x, 75.0) + np.quantile(A * A, 0.3) * np.percentile(x, q * 100.0)\n"
                    '    return p + np.percentile(x, 100.0) - np.quantile(x ** 3, 0.0, method="linear")\n',
                    ["x", "A", "q"], [arr("x", 7), arr("A", 2, 3), num("q", 0.05, 0.95)]),
+    # E.item() of a computed number is the number (probe round 8: a call not supported, "call a
+    # function by its name")
+    "item": ('def f(w: "f64[n]", x: "f64[n]"):\n'
+             "    return ((w @ x).item() + np.sum(x * x).item()) * np.max(w).item()\n",
+             ["w", "x"], [arr("w", 4), arr("x", 4)]),
 }
 
 

@@ -30,7 +30,7 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
         if not any(isinstance(n, cst.Call) and (info.canonical_name(n.func) in _SPELLED
-                                                 or _positional_axis(info, n) is not None)
+                                                 or _positional_axis(info, n) is not None or _item_of(info, n))
                    or isinstance(n, cst.Attribute) and info.canonical_name(n) == "numpy.newaxis" for n in walk(fn)):
             continue  # nothing to rewrite: no transformer pass over the function (every parse runs this)
         rewriter = _Rewriter(info, positions, new_positions)
@@ -87,6 +87,10 @@ class _Rewriter(PlacedRewriter):
                 whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
             self.changed = True
             return updated.with_changes(args=args)
+        if _item_of(self.info, original):  # np.sum(r ** 2).item(): the number itself
+            self.changed = True
+            return self.place(updated.func.value.with_changes(lpar=updated.lpar, rpar=updated.rpar),  # type: ignore
+                              original)
         spell = _SPELLED.get(self.info.canonical_name(original.func) or "")
         out = spell(self.info, updated) if spell is not None else None
         if out is None:
@@ -105,6 +109,15 @@ class _Rewriter(PlacedRewriter):
 _AXIS_SECOND = frozenset("numpy." + f for f in ("sum", "mean", "max", "amax", "min", "amin", "prod", "var", "std",
                                                 "cumsum"))
 _AXIS_METHODS = frozenset(("sum", "mean", "max", "min", "prod", "var", "std", "cumsum"))
+
+
+def _item_of(info: ModuleInfo, call: cst.Call) -> bool:
+    """``E.item()`` of a value a call or arithmetic makes (``np.sum(r ** 2).item()``, ``(w @ x).item()``):
+    the number ``E`` is, as a Python number. (Of a name, ``x.item()``, it stays unsupported: were
+    ``x`` a one-element array, ``y = x`` would name its memory, which ``x.item()`` does not.)"""
+    f = call.func
+    return isinstance(f, cst.Attribute) and f.attr.value == "item" and not call.args \
+        and info.canonical_name(f) is None and isinstance(f.value, (cst.Call, cst.BinaryOperation))
 
 
 def _positional_axis(info: ModuleInfo, call: cst.Call) -> Optional[int]:
