@@ -158,6 +158,19 @@ CASES = {
                 V = V + np.sin(U[1:-1, 1:-1]) * U[2:, :-2]
             return np.sum(d ** 2) + np.sum(V ** 2)
     """, ["x", "U", "w"], [arr("x", 6), arr("U", 5, 4), arr("w", 3)]),
+    # Rebound to values made with reductions along an axis (probe round 8: refused as not
+    # evidently of the shape): a row-normalised matrix (keepdims), a sum over axis 0.
+    "reductions_along_an_axis_rebound_in_a_loop": ("""
+        def f(A, B, U, T: "f64[n, n]"):
+            P = A / np.sum(A, axis=1, keepdims=True)
+            a = B[0]
+            for t in range(1, B.shape[0]):
+                a = a @ P
+            c = U[0].copy()
+            for t in range(1, U.shape[0]):
+                c = np.sum(c[:, None] * T, axis=0)
+            return np.sum(a) + np.sum(c ** 2)
+    """, ["A", "B", "U", "T"], [arr("A", 3, 3), arr("B", 4, 3), arr("U", 3, 3), arr("T", 3, 3)]),
 }
 
 

@@ -1558,6 +1558,9 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
     if op.name == P + "reshape":  # x[:, None], x.reshape(-1, 1): the extents it is given
         key = _scalar_key(op.operands[1 + axis])
         return frozenset([key]) if key is not None else None
+    reduced = _reduced_axis(op, axis)
+    if reduced is not None:
+        return reduced if isinstance(reduced, frozenset) else extent_keys(*reduced)
     source = _source_axis(op, axis)
     if source is not None:
         return extent_keys(*source)
@@ -1639,6 +1642,21 @@ def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:
                 and hi.defining_op.operands[0] is op.operands[0] and hi.defining_op.attrs["axis"] == k
             return (op.operands[0], k) if whole else None
     return None
+
+
+def _reduced_axis(op: Op, axis: int):
+    """For a reduction along one axis (``np.sum(A, axis=1)``, ``keepdims=True``), where its result's
+    ``axis`` comes from: the operand's axis it keeps, or, for the axis kept one long, that extent
+    (``("const", 1)``, which an elementwise operand stretches to: ``A / np.sum(A, axis=1,
+    keepdims=True)`` has ``A``'s shape); None for any other op."""
+    name = op.name[len(P):] if op.name.startswith(P) else ""
+    reduced = op.attrs.get("axis")
+    if name not in array_ops.REDUCTIONS or not isinstance(reduced, int) or reduced < 0 \
+            or not op.operands[0].type.is_array:
+        return None
+    if op.attrs.get("keepdims"):
+        return frozenset([("const", 1)]) if axis == reduced else (op.operands[0], axis)
+    return op.operands[0], axis if axis < reduced else axis + 1
 
 
 def _kept_axis_bounds(op: Op, axis: int) -> Optional[tuple[int, Value, Value]]:
