@@ -142,7 +142,12 @@ def test_enumerators_are_constants_and_enum_types_ints():
     ir = print_module(parse_source(src, "t.c", "f"))
     assert 'c_params = ["Mode", "enum Side"]' in ir
     assert '["Mode", "typedef enum { A, B, C = 5, D } Mode;"]' in ir and "enum Side { L = -1, R = 1 };" in ir
-    messages = _diagnostics("double f(double *x) {\n    enum { A, B };\n    return x[0];\n}\n")
+    # Inside a function (probe round 8): its enumerators are constants where no other name of the
+    # file is theirs; where one is (a parameter B), the enum would shadow it, and stays refused.
+    local = "double f(double *x, int n) {\n    enum { NI = 4, NH = NI + 1 };\n    double h[NH];\n" \
+            "    for (int i = 0; i < NH; i++) h[i] = x[i] * NI;\n    return h[0] + h[4] + n;\n}\n"
+    assert _run_ir(local, "f", np.arange(5.0), 0) == 0 + 4 * 4
+    messages = _diagnostics("double f(double *x, int B) {\n    enum { A, B };\n    return x[0];\n}\n")
     assert "2:5: an enum defined inside a function is not supported" in messages, messages
 
 

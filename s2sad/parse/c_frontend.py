@@ -20,6 +20,8 @@ one ``DiagnosticError``.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -107,6 +109,7 @@ class CFile:
                     self.loc(ext.decl), "a definition names its result type, the function and its parameters: "
                     "double f(const double *x, int n) { ... }")], self.lines)
             if isinstance(ext, c_ast.FuncDef):
+                self._local_enums(ext)
                 if ext.decl.name in self.functions:  # C refuses the file: which one is meant?
                     self.redefined.append((ext, self.functions[ext.decl.name]))
                 self.functions[ext.decl.name] = ext
@@ -205,6 +208,25 @@ class CFile:
                 previous = e.name
             if node.name and not isinstance(ext, c_ast.Typedef):
                 self.typedef_text[f"enum {node.name}"] = _enum_text(node) + ";"
+
+    def _local_enums(self, fn: c_ast.FuncDef) -> None:
+        """An enum defined inside a function (``enum { NI = 4, NH = 5 };``) whose enumerators the
+        file names nothing else: its constants are the file's (``_enums``), and the definition goes
+        from the body. Where a name is also another's (a variable, a parameter, another constant,
+        which the enumerator would shadow or be shadowed by), it stays, and lowering refuses it."""
+        found = [(block, item) for block in walk(fn.body) if isinstance(block, c_ast.Compound)
+                 for item in block.block_items or () if isinstance(item, c_ast.Decl) and item.name is None
+                 and isinstance(item.type, c_ast.Enum) and item.type.values is not None]
+        if not found:
+            return
+        declared = {n.name for n in walk(self.ast) if isinstance(n, (c_ast.Decl, c_ast.Typedef)) and n.name}
+        enumerated = Counter(n.name for n in walk(self.ast) if isinstance(n, c_ast.Enumerator))
+        for block, item in found:
+            names = [e.name for e in item.type.values.enumerators]
+            if any(enumerated[name] > 1 or name in declared or name in self.constants for name in names):
+                continue
+            self._enums(item)
+            block.block_items.remove(item)
 
     def _cuda_kinds(self) -> dict[str, str]:
         """Each function's CUDA kind: the qualifiers written before its name, since the
