@@ -339,12 +339,14 @@ def test_a_capture_whose_kind_the_local_function_takes_otherwise_is_refused_with
         import numpy as np
 
         def f(x, c):
-            y = x * 1.0
+            y = x * c
             g = lambda t: t * np.sum(y, axis=0)
             return g(c)
     """
     text = _refusal(src, "f", ["c"])
-    # The lifted g takes y's kind from its call (a number, as x is); np.sum(y, axis=0) needs an array.
+    # The lifted g takes y's kind from its call (a number, as x and c may both be); np.sum(y,
+    # axis=0) needs an array. (With y = x * 1.0, x is the one operand that can make y an array,
+    # and it is one: py_types.array_use, probe round 8.)
     assert "'y' is not an array" in text and "g = lambda t: t * np.sum(y, axis=0)" in text
 
 
@@ -730,6 +732,55 @@ def test_a_helpers_array_result_and_unpacked_parameter_are_known_to_its_callers(
     exec(compile(text, "<grad>", "exec"), namespace)
     with pytest.raises(ValueError, match="must equal 2"):
         namespace["grad_f"](np.ones(3), np.zeros(3), 1.0, 0.5)
+
+
+# A helper that rebinds an array in a loop to a value made from two parameters' extents (v = v - 0.1 *
+# x): its callers show they are equal, pass it on to the gradient's entry check, or check it where
+# the call runs (probe round 8: refused in a helper, accepted as the function differentiated).
+REBINDING_HELPER = """
+import numpy as np
+
+
+def simulate(x0, v0, steps):
+    x = x0.copy()
+    v = v0.copy()
+    for _ in range(steps):
+        v = v - 0.1 * x
+        x = x + 0.1 * v
+    return np.sum(x ** 2)
+
+
+def loss(x0, v0, steps: int):
+    return simulate(x0, v0, steps)
+
+
+def made(a: float, n: int, m: int):
+    return simulate(a * np.ones(n), np.ones(m), 3)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_helper_that_rebinds_an_array_of_two_parameters_extents_in_a_loop(target):
+    from source_gradients import arr, check_source, count
+
+    text = check_source(REBINDING_HELPER, ["x0", "v0"], [arr("x0", 4), arr("v0", 4), count("steps", 3)],
+                        target, func="loss")
+    message = "v0.shape[0] must equal x0.shape[0] in loss (line 9 of 'simulate' rebinds 'v' in a loop"
+    assert message in text, text
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    with pytest.raises(ValueError, match="must equal"):
+        namespace["grad_loss"](np.ones(4), np.zeros(4), np.ones(3), np.zeros(3), 2)
+    made = pipeline.gradient_source(REBINDING_HELPER, "prog.py", "made", ["a"], target)
+    namespace = {}
+    exec(compile(made, "<grad>", "exec"), namespace)
+    primal: dict = {}
+    exec(compile(REBINDING_HELPER, "<primal>", "exec"), primal)
+    h = 1e-6
+    central = (primal["made"](0.5 + h, 4, 4) - primal["made"](0.5 - h, 4, 4)) / (2 * h)
+    assert namespace["grad_made"](0.5, 4, 4) == pytest.approx(central, rel=1e-6)
+    with pytest.raises(ValueError, match="'simulate' takes 'v0' to be as long as 'x0'"):
+        namespace["grad_made"](0.5, 4, 3)
 
 
 @pytest.mark.parametrize("call, message", [

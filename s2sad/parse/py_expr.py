@@ -164,6 +164,9 @@ class ExprLowerer(PyMpi):
         # the length it has instead or "unknown".
         self.require_extent: Callable[[Value, int, int, cst.CSTNode, str], Union[None, int, str]] = \
             lambda arr, axis, count, node, why: "unknown"
+        # That two arrays have one extent, as a helper called assumes (FunctionLowerer.require_same).
+        self.require_same: Callable[[Value, int, Value, int, cst.CSTNode, str], Optional[bool]] = \
+            lambda arr, axis, other, other_axis, node, why: None
         self._params_written: Optional[dict[str, set[str]]] = None
 
     def params_written(self) -> dict[str, set[str]]:
@@ -1150,6 +1153,9 @@ class ExprLowerer(PyMpi):
         results = [t for t in results if t is not None]
         shapes = self.ctx.helper_shapes.get(sig.name, HelperShapes())
         for r in shapes.required:  # x, y = state in the helper: this call's state is 2 long
+            if isinstance(r.count, tuple):  # as long as another parameter (a rebinding in the helper's loop)
+                self.require_alike(name, sig, bound, values, r, node, b)
+                continue
             found = self.require_extent(values[r.param], r.axis, r.count, node, r.why)
             if found == "unknown":  # not evident here: checked before the call, raising as the callee would
                 arg = bound[r.param].value if bound[r.param] is not None else node  # type: ignore[union-attr]
@@ -1168,6 +1174,24 @@ class ExprLowerer(PyMpi):
         # An array result is new memory (py_array_results checks that the callee makes it); the
         # callee's gradient takes its adjoint as its d_return.
         return self.at(b, node).create("call", values, results, {"callee": sig.name, **extents}).results
+
+    def require_alike(self, name: str, sig, bound: list, values: list[Value], r, node: cst.CSTNode,
+                      b: Builder) -> None:
+        """A call of ``name`` whose code takes two parameters' extents to be equal (``r``, a
+        ``Required`` of another parameter's extent): shown here, passed on, checked where the call
+        runs (raising as the callee would fail), or a located error where they evidently differ."""
+        _, k, other_axis = r.count
+        params = sig.param_names
+        ok = self.require_same(values[r.param], r.axis, values[k], other_axis, node, r.why)
+        arg = bound[r.param].value if bound[r.param] is not None else node
+        said = f"'{name}' takes '{params[r.param]}' to be as long as '{params[k]}' ({r.why})"
+        if ok is False:
+            raise self.fail(arg, f"{said}, and these arrays have different lengths",
+                            hint=f"pass arrays of one length, or give the value '{name}' rebinds another name")
+        if ok is None:
+            at = self.at(b, node)
+            self.check_extent(values[r.param], r.axis, at.op1("dim", [values[k]], I64, axis=other_axis), arg,
+                              f"{said}, and these arrays have different lengths", b)
 
     def check_extent(self, arr: Value, axis: int, count: Union[int, Value], node: cst.CSTNode, message: str,
                      b: Builder) -> None:

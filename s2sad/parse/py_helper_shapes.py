@@ -22,7 +22,7 @@ lowered before its callers, leaves two facts here:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from ..ssa.ir import Function, Module, Value
 from . import py_arrays
@@ -38,12 +38,14 @@ Spec = Optional[tuple]
 
 @dataclass(frozen=True)
 class Required:
-    """The helper's ``param``-th parameter must be ``count`` long along ``axis``; ``why`` says
-    where the helper's code takes it to be (for the messages of the callers that cannot show it)."""
+    """The helper's ``param``-th parameter must be ``count`` long along ``axis``: a number, or
+    ``("dim", k, a)``, as long as its ``k``-th parameter along axis ``a`` (a rebinding in a loop that
+    keeps a shape made from two parameters' extents: ``v = v - 0.1 * x``); ``why`` says where the
+    helper's code takes it to be (for the messages of the callers that cannot show it)."""
 
     param: int
     axis: int
-    count: int
+    count: Union[int, tuple]
     why: str
 
 

@@ -123,6 +123,7 @@ class FunctionLowerer(StructuredLowering):
         self.locator = ctx.locator
         self.ex = ExprLowerer(ctx)
         self.ex.require_extent = self.require_extent  # what a helper called assumes of its arguments
+        self.ex.require_same = self.require_same
         self.read = read_names(fn.body)
         self.written_in_place = written_in(fn.body, ctx.info, self.ex.params_written())
         # Names passed whole to functions of the file, which may write into them.
@@ -736,6 +737,39 @@ class FunctionLowerer(StructuredLowering):
             return None
         return "unknown"
 
+    def require_same(self, arr: Value, axis: int, other: Value, other_axis: int, node: cst.CSTNode,
+                     why: str) -> Optional[bool]:
+        """That ``arr`` is as long along ``axis`` as ``other`` along ``other_axis``, as a callee's
+        code assumes (``why``): True where it evidently is, or where both are parameters' extents
+        or constants, which the gradient checks on entry (the function differentiated) or this
+        function's callers must show in turn (a helper); None where nothing shows it (checked
+        where the call runs); False where they are evidently different constants."""
+        found = [py_arrays.extent_keys(v, k) for v, k in ((arr, axis), (other, other_axis))]
+        if any(keys is None or len(keys) != 1 for keys in found):
+            return None
+        if found[0] == found[1]:
+            return True
+        sides = [self.spelled_extent(next(iter(keys))) for keys in found]
+        if None in sides:
+            return None
+        if sides[0][0] == sides[1][0] == "const":  # type: ignore[index]
+            return False
+        first = next((side for side in sides if side[0] == "dim"), None)  # type: ignore[index]
+        if first is None:
+            return None
+        loc = self.locator.loc(node)
+        if self.ctx.entry:
+            self.same_extents.append({"sides": sides, "name": first[1], "why": why,
+                                      "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
+            return True
+        rest = sides[1] if first is sides[0] else sides[0]
+        if rest[0] == "int":  # type: ignore[index]
+            return None
+        at = {p.name_hint: k for k, p in enumerate(self.param_values)}
+        count = rest[1] if rest[0] == "const" else ("dim", at[rest[1]], rest[2])  # type: ignore[index]
+        self.required.append((at[first[1]], first[2], count, why))
+        return True
+
     def items_of(self, arr: Value, count: int, node: cst.CSTNode, b: Builder) -> list[Value]:
         """``arr[0]``, ..., ``arr[count - 1]``: numbers of a vector, rows of a matrix."""
         at = self.ex.at(b, node)
@@ -976,9 +1010,20 @@ class FunctionLowerer(StructuredLowering):
         keys = sorted({self.spelled_extent(k) for k in found | before}, key=repr)
         if len(found | before) == 1 or py_extents.same_sum(self.ex, found | before):
             return True
-        if not self.ctx.entry or None in keys or len(keys) < 2:
+        if None in keys or len(keys) < 2:
             return False
         loc = self.locator.loc(node)
+        if not self.ctx.entry:  # a helper: its callers must show it, or require it in turn
+            first = next((k for k in keys if k[0] == "dim"), None)
+            if first is None or any(k[0] == "int" for k in keys):
+                return False
+            at = {p.name_hint: k for k, p in enumerate(self.param_values)}
+            why = f"line {loc.line} of '{self.ctx.name}' rebinds '{name}' in a loop, which keeps its shape"
+            for other in keys:
+                if other != first:
+                    count = other[1] if other[0] == "const" else ("dim", at[other[1]], other[2])
+                    self.required.append((at[first[1]], first[2], count, why))
+            return True
         for other in keys[1:]:
             self.same_extents.append({"sides": [keys[0], other], "name": name,
                                       "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
