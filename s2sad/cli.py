@@ -30,6 +30,7 @@ import os
 import stat
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -52,9 +53,21 @@ class UsageError(Exception):
     """Bad command-line use: exit status 2."""
 
 
+class _WholeNames(argparse.HelpFormatter):
+    """Help text wrapped at spaces only: a pass's name (``native-indices``) is never split at its hyphen."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="s2sad",
+        formatter_class=_WholeNames,
         description="Source-to-source reverse-mode automatic differentiation: "
         "reads a Python, C or CUDA function and writes its gradient as readable source.",
         epilog=f"optimization passes (--passes LIST, in order): {', '.join(sorted(PASSES))}. "
