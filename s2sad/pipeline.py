@@ -628,11 +628,14 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     if extents:
         fact = extents[0]
         line, col, end_line, end_col = fact["loc"]
-        what = (f"'{fact['name']}' is unpacked into names, as many as it has items only if its length is right"
-                if "unpacks" in fact.get("why", "") else f"'{fact['name']}' is rebound in a loop to a value whose "
-                "shape is the one it had before only if parameters' extents are equal"
-                if "why" not in fact else f"'{fact['name']}' has the length the code takes it to have ({fact['why']}) "
-                "only if parameters' extents are equal")
+        if "why" not in fact:  # a rebinding in this function's loop
+            what = (f"'{fact['name']}' is rebound in a loop to a value whose shape is the one it had before only "
+                    "if parameters' extents are equal")
+        elif fact.get("alike"):  # two extents a callee takes to be equal
+            what = (f"'{fact['name']}' has the length the code takes it to have ({fact['why']}) only if "
+                    "parameters' extents are equal")
+        else:  # a length an unpacking takes
+            what = f"'{fact['name']}' is unpacked into names, as many as it has items only if its length is right"
         raise DiagnosticError([Diagnostic(
             f"--target {target}: {what}, which a C caller's arrays do not let the gradient check",
             SourceLoc(grad.loc.file if grad.loc else filename, line, col, end_line, end_col),

@@ -58,7 +58,9 @@ from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mpi import buffer_counts, is_mpi
 from ..ssa.slots import Slot, slot_of, slots
+from ..ssa.ops import MIRRORED, NEGATED
 from ..ssa.ops import storage_of  # noqa: F401  (its home; the C emitter reads it from here too)
+from .accumulation import key  # (one integer computed the same way: a front end writes i + 1 twice)
 
 
 Monomial = tuple[int, ...]  # a product of integer parameters, by index, sorted: (0,) is n, (0, 1) is n * m
@@ -301,14 +303,14 @@ class _FunctionView:
     def _tested(self, cmp: Optional[Op], v: Value, holds: bool, upper: bool) -> Optional[Affine]:
         """The bound (``upper`` or lower) of ``v`` that the comparison ``cmp`` gives where it
         ``holds`` (or fails), when ``v`` is one side of it and the other side is affine."""
-        if cmp is None or cmp.name not in _NEGATED:
+        if cmp is None or cmp.name not in NEGATED:
             return None
-        rel = cmp.name if holds else _NEGATED[cmp.name]
+        rel = cmp.name if holds else NEGATED[cmp.name]
         a, b = cmp.operands
-        if not _same_value(a, v):
-            if not _same_value(b, v):
+        if key(a) != key(v):
+            if key(b) != key(v):
                 return None
-            rel, a, b = _MIRRORED[rel], b, a  # t < v is v > t
+            rel, a, b = MIRRORED[rel], b, a  # t < v is v > t
         other = self.affine(b)
         if other is None:
             return None
@@ -450,10 +452,9 @@ class _FunctionView:
             for o in op.operands:
                 self._guard(o)
             return
-        flipped = {"le": "ge", "lt": "gt", "ge": "le", "gt": "lt"}
-        if op.name not in flipped:
+        if op.name not in MIRRORED:
             return
-        for (x, y), test in ((op.operands, op.name), (op.operands[::-1], flipped[op.name])):
+        for (x, y), test in ((op.operands, op.name), (op.operands[::-1], MIRRORED[op.name])):
             upper = test in ("le", "lt")
             self.guards.setdefault((x, upper), (y, {"le": 0, "lt": -1, "ge": 0, "gt": 1}[test]))
 
@@ -591,23 +592,6 @@ def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
         return None
 
     return conv(node)
-
-
-_NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
-_MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
-
-
-def _same_value(a: Value, b: Value, depth: int = 0) -> bool:
-    """Whether ``a`` and ``b`` are one integer computed the same way (a front end that writes
-    ``i + 1`` twice makes two ops of it)."""
-    if a is b:
-        return True
-    ca, cb = const_int(a), const_int(b)
-    if ca is not None or cb is not None:
-        return ca is not None and ca == cb
-    x, y = a.defining_op, b.defining_op
-    return depth < 8 and x is not None and y is not None and x.name == y.name and x.name in ("add", "sub", "mul") \
-        and all(_same_value(p, q, depth + 1) for p, q in zip(x.operands, y.operands))
 
 
 def _choose(cands: list[Affine]) -> Optional[Affine]:

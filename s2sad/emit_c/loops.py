@@ -118,7 +118,7 @@ class CLoops:
         array the function is passed."""
         if store.attrs.get("atomic") or store.attrs.get(ACCUMULATE) == ATOMIC:
             return True
-        # An accum op, or the user's x[i] += y
+        # (accumulation: an accum op, or the store of the user's x[i] += y)
         return self.atomic and accumulation(store) is not None and view_base(store.operands[0]) in self.fn.params
 
 

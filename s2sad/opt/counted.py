@@ -35,9 +35,8 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.gpu import launch_extent
 from ..ssa.opdefs import is_pure
+from ..ssa.ops import MIRRORED
 from ..ssa.types import I64
-
-_MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 
 
 def run(module: Module, ctx: PassContext) -> None:
@@ -106,7 +105,7 @@ def _convert(w: Op) -> bool:
     cond, body = w.regions
     b_val = cond.terminator.operands[0]
     test = b_val.defining_op
-    if test is None or test.parent is not cond or test.name not in _MIRROR:
+    if test is None or test.parent is not cond or test.name not in MIRRORED:
         return False
     if any(not is_pure(op) for op in cond.ops[:-1]):
         return False
@@ -115,7 +114,7 @@ def _convert(w: Op) -> bool:
     lhs, rhs = test.operands
     counted = _offset_of(lhs, args)
     if counted is None:
-        counted, lhs, rhs, name = _offset_of(rhs, args), rhs, lhs, _MIRROR[name]
+        counted, lhs, rhs, name = _offset_of(rhs, args), rhs, lhs, MIRRORED[name]
     if counted is None or not _invariant(rhs, cond, w):
         return False
     k, a = counted

@@ -20,9 +20,8 @@ one ``DiagnosticError``.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional

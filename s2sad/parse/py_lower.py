@@ -759,14 +759,20 @@ class FunctionLowerer(StructuredLowering):
             return None
         loc = self.locator.loc(node)
         if self.ctx.entry:
-            self.same_extents.append({"sides": sides, "name": first[1], "why": why,
+            self.same_extents.append({"sides": sides, "name": first[1], "why": why, "alike": True,
                                       "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
             return True
-        rest = sides[1] if first is sides[0] else sides[0]
-        if rest[0] == "int":  # type: ignore[index]
-            return None
+        return True if self.require_of_callers(first, sides[1] if first is sides[0] else sides[0], why) else None
+
+    def require_of_callers(self, first: tuple, other: tuple, why: str) -> bool:
+        """In a helper: that the extent ``first`` (``("dim", parameter, axis)``) equals ``other``
+        (a constant or another parameter's extent), as ``why`` says its code takes it, left to its
+        callers to show (``py_helper_shapes.Required``); False for an integer parameter's value,
+        which no such requirement spells."""
+        if other[0] == "int":
+            return False
         at = {p.name_hint: k for k, p in enumerate(self.param_values)}
-        count = rest[1] if rest[0] == "const" else ("dim", at[rest[1]], rest[2])  # type: ignore[index]
+        count = other[1] if other[0] == "const" else ("dim", at[other[1]], other[2])
         self.required.append((at[first[1]], first[2], count, why))
         return True
 
@@ -1017,12 +1023,10 @@ class FunctionLowerer(StructuredLowering):
             first = next((k for k in keys if k[0] == "dim"), None)
             if first is None or any(k[0] == "int" for k in keys):
                 return False
-            at = {p.name_hint: k for k, p in enumerate(self.param_values)}
             why = f"line {loc.line} of '{self.ctx.name}' rebinds '{name}' in a loop, which keeps its shape"
             for other in keys:
                 if other != first:
-                    count = other[1] if other[0] == "const" else ("dim", at[other[1]], other[2])
-                    self.required.append((at[first[1]], first[2], count, why))
+                    self.require_of_callers(first, other, why)
             return True
         for other in keys[1:]:
             self.same_extents.append({"sides": [keys[0], other], "name": name,

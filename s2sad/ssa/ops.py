@@ -163,6 +163,10 @@ BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow")
 BITWISE = ("bitand", "bitor", "bitxor", "shl", "shr")
 BITNOT = "bitnot"
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+# An ordering comparison seen from its other side (``a < b`` is ``b > a``), and the one that holds
+# where it fails (``not a < b`` is ``a >= b``: integers, or floats that are not NaN).
+MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
 BOOL_OPS = ("and", "or")
 
 # Math intrinsics: name -> number of operands (the table, with each language's spelling,
