@@ -57,10 +57,17 @@ def test_a_counter_that_wraps_below_zero_is_refused_where_it_wraps():
     ],
 )
 def test_every_operation_that_may_wrap_is_refused(body, where):
-    line = f"    double s = 0.0; {body}"
-    src = f"#include <stddef.h>\ndouble f(const double *x, size_t n) {{\n{line}\n}}\n"
+    _the_one_refusal(f"double s = 0.0; {body}", where)
+
+
+def _the_one_refusal(body: str, where: str) -> str:
+    """The one diagnostic of ``f`` whose body (one line, after the includes and the signature) is
+    ``body``, placed at ``where`` in it."""
+    line = f"    {body}"
+    src = f"#include <stddef.h>\n#include <stdint.h>\ndouble f(const double *x, size_t n) {{\n{line}\n}}\n"
     got = _diagnostics(src)
-    assert len(got) == 1 and got[0].startswith(f"3:{line.index(where) + 1}: "), got
+    assert len(got) == 1 and got[0].startswith(f"4:{line.index(where) + 1}: "), got
+    return got[0]
 
 
 def test_what_agrees_with_c_is_accepted():
@@ -176,11 +183,7 @@ def test_an_unsigned_size_read_as_a_signed_number_keeps_its_sign(name):
     ],
 )
 def test_a_value_past_the_top_of_its_unsigned_type_is_refused(body, where):
-    line = f"    {body}"
-    src = f"#include <stddef.h>\n#include <stdint.h>\ndouble f(const double *x, size_t n) {{\n{line}\n}}\n"
-    got = _diagnostics(src)
-    assert len(got) == 1 and got[0].startswith(f"4:{line.index(where) + 1}: "), got
-    assert "can wrap around past the largest value of its type" in got[0]
+    assert "can wrap around past the largest value of its type" in _the_one_refusal(body, where)
 
 
 _AGREES = """#include <stddef.h>
