@@ -26,6 +26,7 @@ file is never overwritten.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import stat
 import sys
@@ -75,8 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"s2sad {VERSION}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # (each command's help wrapped as the top level's: a --passes list names passes too)
+    command = functools.partial(sub.add_parser, formatter_class=_WholeNames)
 
-    g = sub.add_parser("grad", help="write the gradient of a function")
+    g = command("grad", help="write the gradient of a function")
     g.add_argument("file", help="input file (.py, .c or .cu)")
     g.add_argument("--func", help="function to differentiate (default: the only one, or FILE's stem)")
     g.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
@@ -127,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
         "(thread-private +=, block reduction, atomicAdd); a baseline for benchmarks",
     )
 
-    i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
+    i = command("ir", help="print the SSA IR of a function (after an optional pipeline)")
     i.add_argument("file", help="input file (.py, .c or .cu)")
     i.add_argument("--func", help="function to print (default: as for grad)")
     i.add_argument("--stage", choices=pipeline.IR_STAGES, default="optimized",
@@ -140,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     _optimization_options(i, default_level=0)
     _c_options(i)
 
-    e = sub.add_parser("explain", help="write one HTML page showing how a gradient came about")
+    e = command("explain", help="write one HTML page showing how a gradient came about")
     e.add_argument("file", help="input file (.py, .c or .cu)")
     e.add_argument("--func", help="function to differentiate (default: as for grad)")
     e.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
@@ -151,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     _c_options(e)
     _derivatives_option(e)
 
-    c = sub.add_parser("check", help="compare a generated gradient with central differences of the function")
+    c = command("check", help="compare a generated gradient with central differences of the function")
     c.add_argument("file", help="input file (.py or .c); a .py file is imported to run the function")
     c.add_argument("--func", help="function to check (default: as for grad)")
     c.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
@@ -184,11 +187,26 @@ def _parse(argv: Optional[list[str]]) -> argparse.Namespace:
     """The command line; an option the subcommand does not know is reported with that
     subcommand's usage (argparse's own report shows the top level's)."""
     parser = _parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(_joined_negative_values(list(sys.argv[1:] if argv is None else argv)))
     if extra:
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     return args
+
+
+# Options whose value may begin with a minus sign: argparse takes '-3,3' for an option of its
+# own (it passes only a plain negative number on), so '--range -3,3' reads as '--range=-3,3'.
+_SIGNED_VALUES = ("--range",)
+
+
+def _joined_negative_values(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in _SIGNED_VALUES and arg[:1] == "-" and (arg[1:2].isdigit() or arg[1:2] == "."):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def _checkpoint_option(p: argparse.ArgumentParser) -> None:

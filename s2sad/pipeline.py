@@ -39,6 +39,7 @@ from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, 
 from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
 from .parse.translation import one_translation
 from .parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, user_param_count
+from .parse.c_static_locals import LOCAL_STATICS
 from .analysis.extents import Sizes
 from .analysis.overwritten import written_before_read
 from .parse.c_preprocess import CFlags
@@ -509,14 +510,21 @@ def _refuse_stale_statics(module: Module, primal: Function) -> None:
     first = user_param_count(primal)
     names = list(primal.attrs[GLOBAL_ARRAYS])
     sizes = Sizes(module)
+    local = primal.attrs.get(LOCAL_STATICS) or {}
     for name in static:
-        if not written_before_read(module, primal, first + names.index(name), sizes):
-            raise DiagnosticError([Diagnostic(
-                f"'{name}' is a static array at file scope, and s2sad cannot tell that '{primal.name}' writes "
-                "every element of it before reading it: the gradient, in a file of its own, has an array of "
-                "its own, which holds what an earlier call left only where nothing of that is read", primal.loc,
-                hint="drop static (the gradient then uses the program's array, declared extern)")],
-                module.source_lines)
+        if written_before_read(module, primal, first + names.index(name), sizes):
+            continue
+        if name in local:  # (c_static_locals: a static local array, kept at file scope)
+            what, hint = (f"'{local[name]}' is a static local array", "pass what one call leaves for the next "
+                          "as a parameter: s2sad differentiates a static array that each call writes before "
+                          "it reads it (a scratch buffer)")
+        else:
+            what, hint = (f"'{name}' is a static array at file scope",
+                          "drop static (the gradient then uses the program's array, declared extern)")
+        raise DiagnosticError([Diagnostic(
+            f"{what}, and s2sad cannot tell that '{primal.name}' writes every element of it before reading "
+            "it: the gradient, in a file of its own, has an array of its own, which holds what an earlier call "
+            "left only where nothing of that is read", primal.loc, hint=hint)], module.source_lines)
 
 
 def _refuse_global_arrays(grad: Function, target: str, lines: list[str]) -> None:
@@ -524,9 +532,11 @@ def _refuse_global_arrays(grad: Function, target: str, lines: list[str]) -> None
     reaches the program's arrays (declared extern there)."""
     arrays = grad.attrs.get(GLOBAL_ARRAYS)
     if arrays:
+        name = next(iter(arrays))
+        local = (grad.attrs.get(LOCAL_STATICS) or {}).get(name)
+        what = f"the static local array '{local}'" if local else f"the array '{name}' at file scope"
         raise DiagnosticError([Diagnostic(
-            f"--target {target}: '{grad_info(grad).primal}' uses the array '{next(iter(arrays))}' at file scope, "
-            "which only C output can reach", grad.loc,
+            f"--target {target}: '{grad_info(grad).primal}' uses {what}, which only C output can reach", grad.loc,
             hint="use --target c, or pass the array to the function as a parameter")], lines)
 
 

@@ -292,3 +292,52 @@ def test_an_index_a_ternary_keeps_in_range_is_within_the_declared_size(name, tmp
 
     source, func, wrt, sizes = CLAMPED[name]
     check_command(tmp_path, capsys, source, func, wrt, sizes, "c", "t.c")
+
+
+# A pointer walked through an array (*p++, q -= 2) or a second index stepped in every iteration
+# (k += 2) reaches init + (trips - 1) * step: the gradient's comment gives the sizes, and check
+# draws arrays that long without --sizes (it asked for them: probe round 8).
+WALKED = """\
+double sumsq(const double *x, int n) {
+    const double *l = x;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = *l++;
+        s += v * v;
+    }
+    return s;
+}
+
+double walk2(const double *x, const double *y, int n) {
+    const double *p = x + 1, *q = y + 2 * n - 1;
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+        s += *p++ * *q;
+        q -= 2;
+    }
+    return s;
+}
+
+double pairs(const double *x, int n) {
+    double s = 0.0;
+    int k = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        s += x[k] * x[k + 1];
+        k += 2;
+    }
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("func, wrt, sizes", [
+    ("sumsq", "x", "x, d_x: [n]"),
+    ("walk2", "x,y", "x, d_x: [n + 1]; y, d_y: [2 * n]"),
+    ("pairs", "x", "x, d_x: [2 * n]"),
+])
+def test_a_walked_pointer_reaches_its_last_step(func, wrt, sizes, tmp_path, capsys):
+    from source_gradients import check_command
+
+    text = pipeline.gradient_source(WALKED, "t.c", func, wrt.split(","), "c")
+    assert f"// Array sizes: {sizes}." in text, text
+    check_command(tmp_path, capsys, WALKED, func, wrt, "n=5", "c", "t.c")

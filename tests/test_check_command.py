@@ -516,13 +516,15 @@ def test_a_number_not_differentiated_keeps_its_default(tmp_path, capsys):
     assert "all adjoints match" in capsys.readouterr().out
 
 
-def test_a_run_that_does_not_end_is_reported_with_the_inputs(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("spelled", [["--range=-2,-1"], ["--range", "-2,-1"]])
+def test_a_run_that_does_not_end_is_reported_with_the_inputs(tmp_path, capsys, monkeypatch, spelled):
+    # (argparse took the '-2,-1' of '--range -2,-1' for an option: a usage error)
     from s2sad import check
 
     monkeypatch.setattr(check, "RUN_SECONDS", 1.0)
     path = tmp_path / "newton.py"
     path.write_text(NEWTON_PY)
-    assert main(["check", str(path), "--wrt", "a", "--range=-2,-1"]) == 1
+    assert main(["check", str(path), "--wrt", "a", *spelled]) == 1
     err = capsys.readouterr().err
     assert "'newton_sqrt' did not return within 1 s at the random inputs (a = -1." in err, err
     assert "hint: choose a --range where it ends" in err, err

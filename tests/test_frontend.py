@@ -1543,13 +1543,6 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             A[i, j, 0] = 1.0
             return 0.0
     """, "4:5", "has 2 dimension(s) but is indexed with 3", "A[i, j, 0]"),
-    "array_floor_division": ("""
-        import numpy as np
-
-        def f(x):
-            x[0] = 1.0
-            return np.sum(x // 2.0)
-    """, "6:19", "// and % on whole arrays are not supported", "x // 2.0"),
     "array_returning_helper": ("""
         def g(x):
             x[0] = 1.0

@@ -273,16 +273,17 @@ def _copysign(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optiona
     return [ew(b, "mul", g, signs), None]
 
 
-@rule(P + "math.fmod")
+@rule(P + "math.fmod", P + "mod")
 @_elementwise
-def _fmod(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
-    # fmod(a, d) = a - trunc(a / d) * d
+def _remainder(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    # fmod(a, d) = a - trunc(a / d) * d; Python's a % d (np.mod) = a - floor(a / d) * d
     a, d = op.operands
-    db = neg(b, ew(b, "mul", g, _math(b, "trunc", ew(b, "div", a, d)))) if act[1] else None
-    return [g if act[0] else None, db]
+    rounding = "trunc" if op.name == P + "math.fmod" else "floor"
+    dd = neg(b, ew(b, "mul", g, _math(b, rounding, ew(b, "div", a, d)))) if act[1] else None
+    return [g if act[0] else None, dd]
 
 
-@rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint", P + "math.sign")
+@rule(P + "floordiv", P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint", P + "math.sign")
 def _steps(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None]
 

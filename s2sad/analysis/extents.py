@@ -228,7 +228,8 @@ class _FunctionView:
             return self._counter_bound(counted, upper, depth, strict)
         slot = slot_of(v)
         if slot is not None:
-            return self._join(v, slot, upper, depth, strict)
+            joined = self._join(v, slot, upper, depth, strict)
+            return joined if joined is not None else self._walked(v, slot, upper, depth, strict)
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
             lb, ub, step = loop.operands[:3]
@@ -387,6 +388,31 @@ class _FunctionView:
         if strict and len(set(bounds)) > 1:
             return None  # the largest is attained only where its branch runs (or its path is taken)
         return _choose(bounds) if upper else _least(bounds)  # type: ignore[arg-type]
+
+    def _walked(self, v: Value, slot: Slot, upper: bool, depth: int, strict: bool) -> Optional[Affine]:
+        """The bound of a value a counted loop steps by the same constant in every iteration (a
+        pointer walked through an array, ``*p++``; a second index, ``k += 2``), inside the loop's
+        body: at iteration ``t`` (from 0) it is ``init + t * c``, so it runs from its init to
+        ``init + (trips - 1) * c``."""
+        loop = slot.op
+        if loop.name != "for" or not v.is_block_arg or v.owner is not loop.regions[-1]:
+            return None
+        stepped = slot.yields[0].operands[slot.k].defining_op
+        if stepped is None or stepped.name != "add" or stepped.parent is not v.owner or v not in stepped.operands:
+            return None  # (stepped in a branch, or by a value that changes: not a walk)
+        c = const_int(stepped.operands[1] if stepped.operands[0] is v else stepped.operands[0])
+        s = const_int(loop.operands[2])
+        if not c or s not in (1, -1):
+            return None
+        if (c > 0) != upper:
+            return self.bound(slot.inits[0], upper, depth + 1, strict)
+        init = self.bound(slot.inits[0], upper, depth + 1, strict)
+        lb, ub = loop.operands[:2]
+        first = self.bound(lb, s < 0, depth + 1, strict)  # the iterations' span is at most last - first
+        last = self.bound(ub, s > 0, depth + 1, strict)
+        if init is None or first is None or last is None:
+            return None
+        return init + ((last - first) if s > 0 else (first - last)).plus(-1).scale(c)
 
     def _selected(self, op: Op, position: int, path: int) -> bool:
         """Whether values ``op`` carries along ``path`` (its init, or one yield) may reach where

@@ -79,7 +79,7 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import is_pure, reads_global
 from ..ssa.ops import int_member
-from ..ssa.types import Type
+from ..ssa.types import Type, float32_text
 from .aggregates import StructParam, each_of, struct_params
 
 from .calls import CCalls
@@ -410,7 +410,7 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         if t.is_float:
             v = float(value)
             if t.name == "f32" and math.isfinite(v):
-                magnitude = F32Lit(repr(abs(v)))
+                magnitude = F32Lit(float32_text(abs(v)))
                 return negate(magnitude) if math.copysign(1.0, v) < 0 else magnitude
             return number(v)
         if t.is_int:

@@ -34,7 +34,7 @@ from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, R
 
 P = array_ops.PREFIX
 
-_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _UFUNC = {
     "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",

@@ -49,7 +49,8 @@ from ..ssa.opdefs import is_pure
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 
 MAX_LEAVES = 4  # operands of one fused element expression: what reads at a glance in one line
-_SCALAR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow"}
+_SCALAR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "floordiv": "floordiv", "mod": "mod",
+                  "pow": "pow"}
 _MINMAX = {"maximum": "max", "minimum": "min"}
 
 

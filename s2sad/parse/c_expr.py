@@ -41,7 +41,7 @@ from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.mathfns import c_spellings
 from ..ssa.ops import int_member
 from ..ssa.structured import element_loops
-from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
+from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type, as_float32
 from .c_const import const_because
 from .c_source_map import SourceMap
 from .c_structs import int_constant
@@ -322,14 +322,19 @@ class CExprLowering:
     # -- leaves ---------------------------------------------------------------------------------
     def constant(self, node: c_ast.Constant, b: Builder) -> Value:
         text = node.value
-        if "float" in node.type or "double" in node.type:  # 2.0f, 2.0, 2.0L (read as a double)
+        if "float" in node.type or "double" in node.type:  # 2.0f, 2.0
+            if text[-1] in "lL":
+                raise self.fail(node, "long double constants are not supported: s2sad computes in double, and "
+                                "the gradient would be of another, less precise program",
+                                f"write the constant as a double ({text[:-1]})")
             t = F32 if text[-1] in "fF" else F64
-            digits = text.rstrip("fFlL")
+            digits = text.rstrip("fF")
             try:
                 value = float.fromhex(digits) if digits[:2].lower() == "0x" else float(digits)
             except OverflowError:  # 0x1p99999: past the largest double, infinity, as 1e400 is
                 value = math.inf
-            return build.const(b, value, t)
+            # 0.1f is the float nearest 0.1 (0.100000001490116...), in a double expression too
+            return build.const(b, as_float32(value) if t == F32 else value, t)
         if node.type == "char":
             body = text[1:-1]
             return build.const(b, ord(body.encode().decode("unicode_escape")), I64)

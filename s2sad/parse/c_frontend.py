@@ -44,6 +44,7 @@ from .c_row_casts import flatten_row_casts
 from .c_initializers import inline_initializers
 from .c_void_params import type_void_params
 from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays, threadable
+from .c_static_locals import LOCAL_STATICS, hoist_static_locals
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from .translation import kept_per_translation, translating
@@ -139,6 +140,12 @@ class CFile:
                     self.globals.setdefault(ext.name, ext)
         for name in self.functions:
             self.prototypes.pop(name, None)  # declared, then defined in this file: a user function
+        # Static local arrays (scratch buffers kept between calls): file-scope static arrays (c_static_locals).
+        self.local_statics = hoist_static_locals(
+            self.functions, self.ast.ext,
+            [*self.globals, *self.tables, *self.constants, *self.prototypes, *self.typedefs, *self.pre.macros],
+            self.typedefs)
+        self.globals.update({name: d for name, (_, d, _) in self.local_statics.items()})
         name_compound_literals(self.functions)  # &(Opts){.scale = 0.5}: a local Opts_literal (c_compound_literals)
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
         self._macros()
@@ -542,6 +549,9 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         static = [p.name for p in params if "static" in cfile.globals[p.name].storage]
         if static:
             lowered[func].attrs[STATIC_ARRAYS] = static
+        local = {p.name: cfile.local_statics[p.name][2] for p in params if p.name in cfile.local_statics}
+        if local:
+            lowered[func].attrs[LOCAL_STATICS] = local
     module = Module(source_file=name, source_lines=cfile.lines)
     for fname in cfile.functions:
         if fname in lowered:

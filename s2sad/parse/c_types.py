@@ -2,7 +2,8 @@
 
 The IR has few scalar types; C has many spellings. The mapping:
 
-* ``double`` (and ``long double``) -> ``f64``; ``float`` -> ``f32``;
+* ``double`` -> ``f64``; ``float`` -> ``f32``; ``long double`` is a located error (its
+  precision is not the gradient's);
 * integers: a parameter, an array element or a callee's result keeps its width
   (``int``, ``short``, ``char``, ``unsigned`` -> ``i32``; ``long``, ``size_t``,
   ``int64_t`` -> ``i64``), because that is the calling convention the gradient
@@ -250,6 +251,10 @@ def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node
     if "_Complex" in words or "_Imaginary" in words:  # (not a double: a pair of them)
         raise TypeProblem(node, "complex numbers (double complex, _Complex) are not supported",
                           "write the real and imaginary parts as two doubles: s2sad differentiates real arithmetic")
+    if "double" in words and "long" in words:
+        raise TypeProblem(node, "long double is not supported: s2sad computes in double, and the gradient would "
+                          "be of another, less precise program",
+                          "declare it double (the gradient is then that of the double program)")
     if "double" in words:
         return F64
     if "float" in words:

@@ -107,9 +107,7 @@ def _where_of_numbers(lw: "ExprLowerer", node: cst.Call, args: list[cst.BaseExpr
 
 def elementwise(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
     """``x <op> y`` with at least one array operand."""
-    if op in ("floordiv", "mod"):
-        raise lw.fail(node, "// and % on whole arrays are not supported", hint="use / or loop over the elements")
-    if op in ("add", "sub", "mul") and _integer(x.type) and _integer(y.type):
+    if op in ("add", "sub", "mul", "floordiv", "mod") and _integer(x.type) and _integer(y.type):
         # idx + 1, 2 * idx: integers stay integers, as in NumPy (an index array stays one)
         return arr_op(lw, b, node, op, [x, y])
     x, y = _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)

@@ -857,9 +857,15 @@ class ExprLowerer(PyMpi):
         return ArrayType(whole.elem, kept)
 
     def _integer_number(self, node: object, env: Env) -> bool:
-        """An integer written as a literal or held in a local name."""
-        if isinstance(node, cst.Integer):
+        """An integer written as a literal, held in a local name, a length (``len(x)``,
+        ``x.shape[0]``) or integer arithmetic of them."""
+        if isinstance(node, cst.Integer) or is_shape_subscript(node):
             return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" \
+                and node.func.value not in self.ctx.locals:
+            return True
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _INDEX_ARITHMETIC):
+            return self._integer_number(node.left, env) and self._integer_number(node.right, env)
         v = env.get(node.value) if isinstance(node, cst.Name) and node.value in self.ctx.locals else None
         return isinstance(v, Value) and isinstance(v.type, ScalarType) and v.type.is_int and v.type != BOOL
 
@@ -1349,7 +1355,7 @@ class ExprLowerer(PyMpi):
 _EMPTY = cst.Module([])  # prints a node as written
 
 # Integer arithmetic that keeps an index array one (``idx + 1``, ``bins - 1``, ``2 * idx``)
-_INDEX_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply)
+_INDEX_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 
 
 def numpy_semantics(v: Value) -> Value:

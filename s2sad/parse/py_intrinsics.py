@@ -94,6 +94,9 @@ NUMPY.update({
     "numpy.multiply": Intrinsic("mul", 2, 2, keeps_int=True),
     "numpy.divide": Intrinsic("div", 2, 2),
     "numpy.true_divide": Intrinsic("div", 2, 2),
+    "numpy.floor_divide": Intrinsic("floordiv", 2, 2, keeps_int=True),
+    "numpy.mod": Intrinsic("mod", 2, 2, keeps_int=True),
+    "numpy.remainder": Intrinsic("mod", 2, 2, keeps_int=True),
     "numpy.negative": Intrinsic("neg", 1, 1, keeps_int=True),
     "numpy.positive": Intrinsic("pos", 1, 1, keeps_int=True),
     "numpy.reciprocal": Intrinsic("reciprocal", 1, 1),
@@ -114,7 +117,8 @@ MADE_ARRAYS = ("arange", "linspace", "eye", "triu_indices", "tril_indices")
 TRIANGLE_INDICES = ("numpy.triu_indices", "numpy.tril_indices")  # a 2-row array, NumPy's pair of index arrays
 NUMPY = {name: replace(intr, numpy=True) for name, intr in NUMPY.items()}
 # The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
-OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}
+OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "floordiv": "floordiv", "mod": "mod",
+                   "float_power": "pow"}
 # Whole-array functions (lowered by ``py_arrays`` to ``arr.`` ops).
 ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.sum": Intrinsic("sum", 1, 1),

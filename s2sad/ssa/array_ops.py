@@ -195,7 +195,7 @@ PREFIX = "arr."
 # np.copysign, np.fmod; not np.remainder, Python's %, nor ldexp's integer exponent).
 BINARY_MATH = ("math.atan2", "math.hypot", "math.copysign", "math.fmod")
 # The broadcasting ops of two operands: arithmetic and the two-operand ufuncs.
-ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum", *BINARY_MATH)
+ELEMENTWISE = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum", *BINARY_MATH)
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 # Linear algebra, einsum, stacking and convolution (``parse.py_linalg``, ``adjoint.linalg_rules``).

@@ -83,6 +83,7 @@ _BINARY = {
 
 _ARRAY_BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "pow": np.power,
+    "floordiv": np.floor_divide, "mod": np.mod,
     "maximum": np.maximum, "minimum": np.minimum, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
     "math.atan2": np.arctan2, "math.hypot": np.hypot, "math.copysign": np.copysign, "math.fmod": np.fmod,

@@ -8,6 +8,8 @@ Room is left for pointer, struct and thread types of the C and CUDA front ends.
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
 
 
@@ -79,6 +81,23 @@ REQUEST = ScalarType("request")
 COMM = ScalarType("comm")
 
 SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL, STR, REQUEST, COMM)}
+
+
+def as_float32(value: float) -> float:
+    """The float nearest ``value`` (C's ``0.1f``: 0.100000001490116...), as a Python float."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # past the largest float: C's constant is infinite
+        return math.copysign(math.inf, value)
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that a C ``float`` reads as ``value`` (a float's value): ``0.1``."""
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        if as_float32(float(text)) == value:
+            return repr(float(text))
+    return repr(value)
 
 
 def common_type(types: list[Type]) -> ScalarType:

@@ -45,8 +45,8 @@ __global__ void grad_library(int n, const double *x, double *d_x, const float *x
         y[i] = t1 + t2 * (0.5 * t3) + t4 + 1.0 / t5 + 1.0 / t6 + t9 + t7 + (v + 1.0);
         float w = xf[i];
         t10 = powf(10.0f, w);
-        yf[i] = sinf(3.141592653589793f * w)
-                + 0.5f * erfcf(-w * 0.7071067811865476f)
+        yf[i] = sinf(3.1415927f * w)
+                + 0.5f * erfcf(-w * 0.70710677f)
                 + fminf(fmaxf(w, 0.0f), 1.0f)
                 + w * w
                 + t10;
@@ -56,18 +56,18 @@ __global__ void grad_library(int n, const double *x, double *d_x, const float *x
     // line 10: if (i < n) {
     if (i < n) {
         float w = xf[i];
-        float t11 = -w * 0.7071067811865476f;
+        float t11 = -w * 0.70710677f;
         double v = x[i];
         double t12 = -v * 0.7071067811865476;
         // line 15: yf[i] = sinpif(w) + normcdff(w) + __saturatef(w) + __fmul_rn(w, w) + exp10f(w);
         float d_yf_i = d_yf[i];
-        float d_w = d_yf_i * t10 * 2.3025851249694824f;
+        float d_w = d_yf_i * t10 * 2.3025851f;
         float t13 = d_yf_i * w;
         d_w += t13;
         d_w += t13;
         d_w += w >= 0.0f ? fmaxf(w, 0.0f) <= 1.0f ? d_yf_i : 0.0f : 0.0f;
-        d_w -= d_yf_i * 0.5f * -(1.1283791670955126f * expf(-(t11 * t11))) * 0.7071067811865476f;
-        d_w += d_yf_i * cosf(3.141592653589793f * w) * 3.141592653589793f;
+        d_w -= d_yf_i * 0.5f * -(1.1283791670955126f * expf(-(t11 * t11))) * 0.70710677f;
+        d_w += d_yf_i * cosf(3.1415927f * w) * 3.1415927f;
         d_yf[i] = 0.0f;
         // line 14: float w = xf[i];
         d_xf[i] += d_w;
