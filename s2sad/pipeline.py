@@ -515,16 +515,17 @@ def _refuse_stale_statics(module: Module, primal: Function) -> None:
         if written_before_read(module, primal, first + names.index(name), sizes):
             continue
         if name in local:  # (c_static_locals: a static local array, kept at file scope)
-            what, hint = (f"'{local[name]}' is a static local array", "pass what one call leaves for the next "
-                          "as a parameter: s2sad differentiates a static array that each call writes before "
-                          "it reads it (a scratch buffer)")
+            what, held, hint = (
+                f"'{local[name]}' is a static local array", "its initial values or what an earlier call left",
+                "write every element a call reads before it reads it (a scratch buffer), and pass what one call "
+                "keeps for the next as a parameter")
         else:
-            what, hint = (f"'{name}' is a static array at file scope",
-                          "drop static (the gradient then uses the program's array, declared extern)")
+            what, held, hint = (f"'{name}' is a static array at file scope", "what an earlier call left",
+                                "drop static (the gradient then uses the program's array, declared extern)")
         raise DiagnosticError([Diagnostic(
             f"{what}, and s2sad cannot tell that '{primal.name}' writes every element of it before reading "
-            "it: the gradient, in a file of its own, has an array of its own, which holds what an earlier call "
-            "left only where nothing of that is read", primal.loc, hint=hint)], module.source_lines)
+            f"it: the gradient, in a file of its own, has an array of its own, which holds {held} only where "
+            "nothing of that is read", primal.loc, hint=hint)], module.source_lines)
 
 
 def _refuse_global_arrays(grad: Function, target: str, lines: list[str]) -> None:

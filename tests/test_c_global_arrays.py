@@ -229,3 +229,68 @@ def test_a_static_array_filled_then_read_is_the_gradients_own(tmp_path, name):
     short = _FILLED.replace("k < NC; k++)\n        work[k]", "k < NC - 1; k++)\n        work[k]")
     with pytest.raises(DiagnosticError):
         pipeline.gradient_source(short.replace("READ", FILLED_THEN_READ[name]), "prog.c", "f", ["c", "x"], "c")
+
+
+# Static local arrays (parse/c_static_locals.py): a scratch buffer kept between calls, inside the
+# function, is the file-scope static array of its function (probe round 9: refused with "declare a
+# plain local"), renamed where a file-scope name takes its own; one the function reads before it
+# writes it is refused in words of a static local, and a table it only reads stays a local.
+STATIC_LOCALS = """#define N 4
+static double work[N];
+double fill(const double *x)
+{
+    for (int i = 0; i < N; i++) work[i] = x[i];
+    return work[0];
+}
+double f(const double *x)
+{
+    static double a[N];
+    static double work[N] = {0.0};
+    static const double w[3] = {1.0, 2.0, 3.0};
+    double s = 0.0;
+    for (int i = 0; i < N; i++) {
+        a[i] = x[i] * x[i];
+        work[i] = sin(a[i]);
+    }
+    for (int i = 0; i < N; i++) s += a[i] * work[N - 1 - i] * w[i % 3];
+    return s;
+}
+double memo(const double *x)
+{
+    static double prev[N];
+    double s = 0.0;
+    for (int i = 0; i < N; i++) {
+        s += prev[i] * x[i];
+        prev[i] = x[i];
+    }
+    return s;
+}
+"""
+
+
+def test_a_static_local_scratch_array_is_differentiated(tmp_path, capsys):
+    from source_gradients import check_command
+
+    source = "#include <math.h>\n" + STATIC_LOCALS
+    text = pipeline.gradient_source(source, "prog.c", "f", ["x"], "c")
+    assert "static double a[N];\nstatic double d_a[N];\nstatic double f_work[N];" in text, text
+    assert "static const double w[3]" not in text.split("void grad_f")[0], "the read-only table stays a local"
+    check_command(tmp_path, capsys, source, "f", "x", "x=4", "c", "prog.c")
+
+
+def test_a_static_local_array_read_before_it_is_written_is_refused_as_one():
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(STATIC_LOCALS, "prog.c", "memo", ["x"], "c")
+    (d,) = info.value.diagnostics
+    assert d.message.startswith("'prev' is a static local array, and s2sad cannot tell that 'memo' writes"), d
+    assert "its initial values or what an earlier call left" in d.message, d
+    assert "as a parameter" in d.hint and d.loc.line == 21, d
+    # (an element the function never writes holds its initial value: refused as well; it was
+    # 'static' local variables that the function writes are not supported, test_c_language)
+    initialized = "double g(const double *x) {\n    static double w[2] = {1, 2}; w[1] = x[0]; return w[0];\n}\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(initialized, "prog.c", "g", ["x"], "c")
+    assert info.value.diagnostics[0].message.startswith("'w' is a static local array")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(STATIC_LOCALS, "prog.c", "f", ["x"], "py")
+    assert "'f' uses the static local array 'a', which only C output can reach" in info.value.diagnostics[0].message
