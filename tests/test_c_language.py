@@ -191,6 +191,96 @@ def test_tables_and_unsized_arrays_hold_their_initializers():
     assert _run_ir(src, "f", x) == (100.0 + 2.0 + 40.0) * 0.25 + 3.0
 
 
+def test_designated_array_initializers_set_the_elements_they_name(tmp_path, capsys):
+    """C counts on from a designated element (``[2] = 0.5, 3.0`` sets 2 and 3), sizes an unsized
+    array to the last, and designates rows (probe round 9: refused, and located at line 1)."""
+    from source_gradients import check_command
+
+    src = "double f(const double *x) {\n    double w[5] = {[0] = 1.0, [2] = 0.5, 3.0, [4] = -2.0};\n" \
+          "    static const double c[] = {[3] = 2.0, 1.5};\n" \
+          "    double m[2][3] = {[1] = {[2] = 4.0}, [0] = {1.0, 2.0}};\n    double s = 0.0;\n" \
+          "    for (int i = 0; i < 5; i++) s += w[i] * x[i] * c[i];\n" \
+          "    for (int i = 0; i < 2; i++)\n        for (int j = 0; j < 3; j++) s += m[i][j] * x[i + j] * x[i];\n" \
+          "    return s;\n}\n"
+    x = np.array([1.0, 10.0, 100.0, 1000.0, 10000.0])
+    assert _run_ir(src, "f", x) == 3.0 * 1000.0 * 2.0 + -2.0 * 10000.0 * 1.5 + 4.0 * 1000.0 * 10.0 + 1.0 + 2.0 * 10.0
+    check_command(tmp_path, capsys, src, "f", "x", "x=5", "c", "t.c")
+    with pytest.raises(DiagnosticError) as info:
+        parse_source("double f(double *x) {\n    double w[3] = {[n] = 1.0};\n    return w[0] * x[0];\n}\n", "t.c", "f")
+    assert str(info.value.diagnostics[0].loc.line) == "2" and "must be a constant" in info.value.diagnostics[0].message
+
+
+def test_an_old_style_definition_is_the_prototype_it_means(tmp_path, capsys):
+    """K&R parameters (older numerical C): each name takes its declaration, an undeclared one is
+    an int (C89); the gradient prints the prototype (probe round 9: 'every parameter needs a name')."""
+    from source_gradients import check_command
+
+    src = "double f(x, n, scale)\ndouble *x;\ndouble scale;\n{\n    double s = 0.0;\n    int i;\n" \
+          "    for (i = 0; i < n; i++) s += x[i] * (i + scale);\n    return s * s;\n}\n"
+    assert "void grad_f(double *x, double *d_x, int n, double scale, double *d_scale, double d_return)" in \
+        _gradient(src, "f", ["x", "scale"])
+    check_command(tmp_path, capsys, src, "f", "x,scale", "n=5", "c", "t.c")
+
+
+@pytest.mark.parametrize("call, hint", [
+    ("qsort(x, 3, sizeof *x, cmp)", "write the sort or the search as a loop in this file"),
+    ("(double)strlen(name)", "s2sad does not read strings"),
+    ("(double)rand()", "draw the random numbers outside the function"),
+])
+def test_c_library_functions_s2sad_does_not_follow_get_a_true_hint(call, hint):
+    # (the hint was to define qsort in this file)
+    src = "#include <stdlib.h>\n#include <string.h>\nint cmp(const void *a, const void *b);\n" \
+          f"double f(double *x, const char *name) {{\n    double r = {call};\n    return x[0] * r;\n}}\n"
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(src, "t.c", "f")
+    d = next(d for d in info.value.diagnostics if "of the C library is not supported" in d.message)
+    assert d.loc.line == 5 and d.hint.startswith(hint), d
+
+
+def test_a_static_global_the_function_writes_is_refused_where_it_writes_it():
+    # (the hint to drop static led to a second refusal: the write)
+    messages = _diagnostics("static long nevals = 0;\ndouble f(double *x) {\n    nevals += 1;\n    return x[0];\n}\n")
+    assert messages == ["3:5: 'nevals' is a global variable, and this writes it: s2sad reads global variables, and "
+                        "the gradient could not restore one it changed"], messages
+
+
+SKIPPED_ASSIGNMENTS = """#include <math.h>
+double newton(double x, double c)
+{
+    double y = x;
+    int it = 0;
+    for (;;) {
+        double yn = 0.5 * (y + c / y);
+        if (fabs(yn - y) < 1e-14 || ++it > 50) { y = yn; break; }
+        y = yn;
+    }
+    return y + 0.01 * it;
+}
+double relax(const double *x, int n)
+{
+    double u = 0.0, res;
+    int it = 0, wide = 0;
+    do {
+        double du = 0.5 * (x[it % n] - u);
+        u += du;
+        res = fabs(du) > 0.3 ? (wide++, fabs(du)) : fabs(du);
+    } while (res > 1e-3 && ++it < 40);
+    return u * u + 0.1 * it + 0.01 * wide;
+}
+"""
+
+
+@pytest.mark.parametrize("func, wrt, sizes, ranges", [("newton", "x,c", "", "1,3"), ("relax", "x", "n=5", "0,1")])
+def test_assignments_c_may_skip_are_results_of_the_branch(func, wrt, sizes, ranges, tmp_path, capsys):
+    """``res > tol && ++it < 500``, ``... || ++it > 50``, ``cond ? (k++, v) : w``: the variables a
+    side assigns are what the side that ran leaves (probe round 9: refused, 'assign in a separate
+    statement'); the iteration counts reach the result, so a skipped step would show."""
+    from source_gradients import check_command
+
+    assert _run_ir(SKIPPED_ASSIGNMENTS, "newton", 2.0, 2.0) == pytest.approx(np.sqrt(2.0) + 0.01 * 5, abs=1e-12)
+    check_command(tmp_path, capsys, SKIPPED_ASSIGNMENTS, func, wrt, sizes, "c", "t.c", ("--range", ranges))
+
+
 def test_a_const_table_prints_as_an_initialized_array():
     src = "static const double coef[4] = {1.0, -0.5, 0.25, 0.0};\n" \
           "double f(const double *x) { return coef[1] * x[0] + coef[2] * x[1]; }"

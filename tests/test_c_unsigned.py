@@ -50,7 +50,7 @@ def test_a_counter_that_wraps_below_zero_is_refused_where_it_wraps():
     [
         ("size_t t = n - 1; return x[t];", "n - 1"),
         ("size_t t = n; t -= 1; return x[t];", "t -= 1"),
-        ("for (size_t i = n; i-- > 0;) s += x[i]; return s;", "i--"),
+        ("size_t i = n; while (i-- > 0) s += x[i]; return s;", "i--"),  # (its own loop's: accepted, below)
         ("return s + (double)(n - 1);", "n - 1"),
         ("return s + (double)(-n);", "n)"),  # pycparser places a unary minus at its operand
         ("unsigned m = 2; return s + (double)(m - 3u);", "m - 3u"),
@@ -126,6 +126,25 @@ def test_a_count_down_its_test_keeps_above_zero_is_accepted(loop):
 
 
 @pytest.mark.parametrize("loop", [
+    "for (size_t i = n; i-- > 0; ) s = 0.5 * s + x[i] * x[i];",
+    "for (size_t i = n; 0 < i--; ) s = 0.5 * s + x[i] * x[i];",
+    "for (unsigned i = n; i--; ) s = 0.5 * s + x[i] * x[i];",
+])
+def test_the_post_decrement_count_down_is_a_counted_loop(loop, tmp_path, capsys):
+    """``for (size_t i = n; i-- > 0; )``: the decrement wraps only on the test that ends the loop,
+    and the index is the loop's own (probe round 9: refused as wrapping). Read as the counted loop
+    it is, from n - 1 down to 0: the gradient runs one forward loop and keeps no tape."""
+    from source_gradients import check_command
+
+    source = _COUNT_DOWN.format(loop=loop)
+    text = pipeline.gradient_source(source, "t.c", "f", ["x"], "c")
+    assert "for (long i = 0; i < (long)n; i++) {" in text and "tape" not in text, text
+    check_command(tmp_path, capsys, source, "f", "x", "n=5", "c", "t.c")
+
+
+@pytest.mark.parametrize("loop", [
+    "for (size_t i = n; i-- > 0; ) { s += x[i]; i--; }",  # the body steps it too
+    "size_t i = n; for (i = n; i-- > 0; ) s += x[i];",  # the index lives on past the loop
     "for (size_t i = n; i > 0; i--) { s += x[i - 1]; i--; }",  # the body steps it too
     "for (size_t i = n; i < n + 1; i--) s += x[i - 1];",  # the test does not keep it above zero
     "for (size_t i = n; i > 0; i -= 2) s += x[i - 1];",  # a step of two may pass zero

@@ -821,12 +821,11 @@ class CExprLowering:
         if self.is_simple(node.right):
             y = self.condition(node.right, b, env)
             return b.op1("and" if node.op == "&&" else "or", [x, y], BOOL)
-        self.no_side_effects(node.right)
-        right: Callable[[Builder], Value] = lambda bb: self.condition(node.right, bb, dict(env))  # noqa: E731
-        const: Callable[[Builder], Value] = lambda bb: build.const(bb, node.op == "||", BOOL)  # noqa: E731
+        right: Callable[[Builder, Env], Value] = lambda bb, e: self.condition(node.right, bb, e)  # noqa: E731
+        const: Callable[[Builder, Env], Value] = lambda bb, e: build.const(bb, node.op == "||", BOOL)  # noqa: E731
         if node.op == "&&":
-            return self.if_value(b, node, x, right, const)
-        return self.if_value(b, node, x, const, right)
+            return self.if_value(b, node, x, right, const, env, [node.right])
+        return self.if_value(b, node, x, const, right, env, [node.right])
 
     def ternary(self, node: c_ast.TernaryOp, b: Builder, env: Env) -> Value:
         c = self.condition(node.cond, b, env)
@@ -836,22 +835,48 @@ class CExprLowering:
             x, y = self.number(x, b), self.number(y, b)
             t = arith_type(x.type, y.type)
             return build.select(b, c, self.convert(x, t, b), self.convert(y, t, b))
-        for side in (node.iftrue, node.iffalse):
-            self.no_side_effects(side)
-        return self.if_value(self.at(b, node), node, c, lambda bb: self.scalar(node.iftrue, bb, dict(env)),
-                             lambda bb: self.scalar(node.iffalse, bb, dict(env)))
+        return self.if_value(self.at(b, node), node, c, lambda bb, e: self.scalar(node.iftrue, bb, e),
+                             lambda bb, e: self.scalar(node.iffalse, bb, e), env, [node.iftrue, node.iffalse])
 
-    def if_value(self, b: Builder, node: c_ast.Node, cond: Value,
-                 then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value:
-        """``cond ? then : other`` as an ``if`` op: only the taken side is evaluated."""
+    def if_value(self, b: Builder, node: c_ast.Node, cond: Value, then: Callable[[Builder, Env], Value],
+                 other: Callable[[Builder, Env], Value], env: Env, sides: list[c_ast.Node]) -> Value:
+        """``cond ? then : other`` as an ``if`` op: only the taken side is evaluated. The variables
+        the ``sides`` assign (``res > tol && ++it < 500``: ``it``) are results of the ``if`` too,
+        the values each side leaves (C skips the other's assignments)."""
+        keys = self.skipped_assignments(sides)
         tb, eb = Block(), Block()
         tbb, ebb = Builder(tb, self.loc(node)), Builder(eb, self.loc(node))
-        x, y = self.number(then(tbb), tbb), self.number(other(ebb), ebb)
+        tenv, eenv = dict(env), dict(env)
+        x, y = self.number(then(tbb, tenv), tbb), self.number(other(ebb, eenv), ebb)
         t = arith_type(x.type, y.type) if (x.type, y.type) != (BOOL, BOOL) else BOOL
         x, y = self.convert(x, t, tbb), self.convert(y, t, ebb)
-        self.at(tbb, node).create("yield", [x], [])
-        self.at(ebb, node).create("yield", [y], [])
-        return self.at(b, node).create("if", [cond], [t], regions=[tb, eb]).result
+        self.at(tbb, node).create("yield", [x, *(tenv[k] for k in keys)], [])
+        self.at(ebb, node).create("yield", [y, *(eenv[k] for k in keys)], [])
+        op = self.at(b, node).create("if", [cond], [t, *(env[k].type for k in keys)], regions=[tb, eb],
+                                     hints=["", *(self.hint(k) for k in keys)])
+        env.update(zip(keys, op.results[1:]))
+        return op.results[0]
+
+    def skipped_assignments(self, sides: list[c_ast.Node]) -> list[str]:
+        """The keys of the variables that ``sides`` (of ``&&``, ``||``, ``?:``) assign, each an SSA
+        value of ``env``; an assignment to anything else but an array's element is refused."""
+        keys: list[str] = []
+        for n in (n for side in sides for n in walk(side)):
+            if isinstance(n, c_ast.Assignment):
+                target = n.lvalue
+            elif isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS:
+                target = n.expr
+            else:
+                continue
+            if isinstance(target, (c_ast.ArrayRef, c_ast.UnaryOp)):
+                continue  # (memory: stored inside the branch that runs)
+            key = self.lookup(target.name) if isinstance(target, c_ast.ID) else None
+            if key is None or self.is_cell(key) or self.ctypes[key].kind != "scalar":
+                raise self.fail(n, "this assignment is not supported where C may skip it (after && or ||, or "
+                                "in an arm of ?:)", "assign in a separate statement")
+            if key not in keys:
+                keys.append(key)
+        return keys
 
     def cast(self, node: c_ast.Cast, b: Builder, env: Env) -> Operand:
         t = self.declared_type(node.to_type.type, node)

@@ -109,6 +109,7 @@ class CFile:
                     self.loc(ext.decl), "a definition names its result type, the function and its parameters: "
                     "double f(const double *x, int n) { ... }")], self.lines)
             if isinstance(ext, c_ast.FuncDef):
+                _declared_parameters(ext)
                 self._local_enums(ext)
                 if ext.decl.name in self.functions:  # C refuses the file: which one is meant?
                     self.redefined.append((ext, self.functions[ext.decl.name]))
@@ -560,6 +561,20 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
     name_call_results(module, ("call", "extern"))
     settle_globals(module)
     return module
+
+
+def _declared_parameters(fn: c_ast.FuncDef) -> None:
+    """An old-style (K&R) definition, ``double f(x, n) double *x; int n; { ... }``, as the
+    prototype it means, ``double f(double *x, int n)``: each name takes the declaration after the
+    parentheses, and a name none declares is an ``int`` (C89)."""
+    args = fn.decl.type.args
+    if not fn.param_decls or args is None or not all(isinstance(p, c_ast.ID) for p in args.params):
+        return
+    declared = {d.name: d for d in fn.param_decls if isinstance(d, c_ast.Decl)}
+    args.params = [declared.get(p.name) or c_ast.Decl(
+        p.name, [], [], [], [], c_ast.TypeDecl(p.name, [], None, c_ast.IdentifierType(["int"]), coord=p.coord),
+        None, None, coord=p.coord) for p in args.params]
+    fn.param_decls = None
 
 
 def _floating_constant(node: c_ast.Node) -> Optional[c_ast.Constant]:

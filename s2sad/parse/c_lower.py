@@ -36,6 +36,7 @@ C specifics:
 
 from __future__ import annotations
 
+import copy
 import math
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,7 +78,7 @@ from .c_flow import Arm, block_exits, statements, stmt_exits
 from .c_loop_tests import counter_test
 from .c_switch import CSwitchLowering
 from .c_stops import LEFT_OUT, STOP_CALLS, Stopping
-from .c_unsigned import is_unsigned
+from .c_unsigned import counted_down, is_unsigned
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
 _UNSUPPORTED: dict[type, tuple[str, str]] = {
@@ -85,6 +86,20 @@ _UNSUPPORTED: dict[type, tuple[str, str]] = {
     c_ast.Label: ("labels are not supported", "use break, continue or a flag"),
 }
 _IO = frozenset({"scanf", "fscanf", "sscanf", "getchar", "fgets", "gets", "fopen", "fclose", "fread", "fwrite"})
+# The C library's functions s2sad does not follow, with what to do instead ("define it in this
+# file" is no answer for them).
+_LIBRARY_HINTS = {
+    **dict.fromkeys(("qsort", "bsearch"), "write the sort or the search as a loop in this file (s2sad follows "
+                    "the comparisons and the swaps), or sort outside the function and pass the result"),
+    **dict.fromkeys(("strcmp", "strncmp", "strlen", "strcpy", "strncpy", "strcat", "strchr", "strstr", "atoi",
+                     "atof", "strtod", "strtol"),
+                    "s2sad does not read strings: choose with an int or an enum (enum { EULER, RK4 }) and compare "
+                    "that, or parse the string outside the function"),
+    **dict.fromkeys(("rand", "srand", "random", "drand48", "srand48", "rand_r"),
+                    "draw the random numbers outside the function and pass them in as an array"),
+    **dict.fromkeys(("time", "clock", "clock_gettime", "gettimeofday"),
+                    "time the call outside the function being differentiated"),
+}
 
 
 @dataclass
@@ -163,6 +178,24 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
         if name is not None and name not in out:
             out.append(name)
     return out
+
+
+def _counted_from_below(st: c_ast.For) -> Optional[c_ast.For]:
+    """``for (size_t i = n; i-- > 0; ) S``, C's count-down over an unsigned index, as the counted
+    loop it is, ``for (i = n - 1; i >= 0; i--) S``, where ``i`` is the loop's own and ``S`` leaves
+    it alone (the body sees the same values; the integers the IR computes in are signed, so the
+    last decrement does not wrap: ``c_unsigned.counted_down``)."""
+    tested = counted_down(st.cond)
+    decls = st.init.decls if isinstance(st.init, c_ast.DeclList) else []
+    if tested is None or st.next is not None or len(decls) != 1 or decls[0].name != tested.expr.name \
+            or decls[0].init is None or tested.expr.name in assigned_names(st.stmt):
+        return None
+    coord = st.cond.coord
+    decl = copy.copy(decls[0])
+    decl.init = c_ast.BinaryOp("-", decl.init, c_ast.Constant("int", "1", coord), coord)
+    i = c_ast.ID(decl.name, coord)
+    return c_ast.For(c_ast.DeclList([decl], st.init.coord), c_ast.BinaryOp(">=", i, c_ast.Constant("int", "0", coord),
+                     coord), c_ast.UnaryOp("p--", c_ast.ID(decl.name, coord), coord), st.stmt, st.coord)
 
 
 def addressed_members(node: Optional[c_ast.Node]) -> list[str]:
@@ -370,9 +403,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if t is None or t.kind != "scalar" or t.scalar is None:
             raise self.fail(node, f"the global variable '{node.name}' is not a number: s2sad reads global "
                             "numbers, and arrays of numbers of known size", keep)
-        if "static" in decl.storage:
+        if "static" in decl.storage and node.name not in assigned_names(self.fn.body):
             raise self.fail(node, f"'{node.name}' is a static global variable: the gradient, in a file of its own, "
                             "cannot read it", "drop static (the gradient then declares it extern), or " + keep)
+        # (one the function writes, static or not, is refused where it writes it: CExprLowering.store)
         if self.ctx.cuda is not None:
             raise self.fail(node, f"'{node.name}' is a global variable of the host: device code cannot read it", keep)
         attrs = {"callee": node.name, "global": True, "args": [],
@@ -933,7 +967,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if not isinstance(d.init, c_ast.InitList):
             raise self.fail(d, "a local array needs its size",
                             "give the size (double a[3]) or an initializer (double a[] = {1.0, 2.0})")
-        return replace(t, dims=(c_ast.Constant("int", str(len(d.init.exprs)), coord=d.coord), *t.dims[1:]))
+        count = max((i + 1 for i, _ in self.positions(d.init)), default=0)  # (to the last designated one)
+        return replace(t, dims=(c_ast.Constant("int", str(count), coord=d.coord), *t.dims[1:]))
 
     def local_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> Value:
         init = d.init
@@ -1013,17 +1048,35 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
 
     def init_entries(self, init: c_ast.InitList, rank: int, prefix: list[int]) -> list[tuple[list[int], c_ast.Node]]:
         out = []
-        for i, e in enumerate(init.exprs):
+        for i, e in self.positions(init):
             if isinstance(e, c_ast.InitList):
                 if len(prefix) + 1 >= rank:
                     raise self.fail(e, "too many braces in this initializer")
                 out += self.init_entries(e, rank, prefix + [i])
-            elif isinstance(e, c_ast.NamedInitializer):
-                raise self.fail(e, "designated initializers are not supported")
             else:
                 if len(prefix) + 1 != rank:
                     raise self.fail(e, f"initialize a {rank}-D array row by row: {{{{1, 2}}, {{3, 4}}}}")
                 out.append((prefix + [i], e))
+        return out
+
+    def positions(self, init: c_ast.InitList) -> list[tuple[int, c_ast.Node]]:
+        """The entries of one level of an array's initializer with the index each sets: C counts on
+        from a designated one (``{[2] = 0.5, 1.0}`` sets 2 and 3)."""
+        out, i = [], 0
+        for e in init.exprs:
+            if isinstance(e, c_ast.NamedInitializer):
+                where = e.expr if e.expr.coord is not None else init
+                designator = e.name[0] if len(e.name) == 1 else None
+                if not isinstance(designator, c_ast.ArrayDesignator):
+                    raise self.fail(where, "this designated initializer of an array is not supported",
+                                    "designate one element of the array: {[2] = 0.5}, or {[1] = {[0] = 1.0}} "
+                                    "for a row")
+                k = self.constant_count(designator.expr)
+                if k is None or k < 0:
+                    raise self.fail(where, "the index of a designated initializer must be a constant of at least 0")
+                i, e = k, e.expr
+            out.append((i, e))
+            i += 1
         return out
 
     # -- pointers ------------------------------------------------------------------------------------------
@@ -1348,6 +1401,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                             "remove the call from the function being differentiated")
         if name in self.ctx.prototypes:
             return self.extern_call(node, name, args, b, env, want_value)
+        if name in _LIBRARY_HINTS:
+            raise self.fail(node, f"'{name}' of the C library is not supported", _LIBRARY_HINTS[name])
         raise self.fail(node, f"cannot differentiate through call to '{name}': its source is not in "
                         f"{self.ctx.filename}", f"define {name} in this file; or, if it is defined in another "
                         f"file and its arguments do not depend on the --wrt inputs, declare its prototype here")
@@ -1628,6 +1683,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
 
     def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
         omp = self.omp_pragma(st)
+        st = _counted_from_below(st) or st
         with self.scope():
             if st.init is not None:
                 if isinstance(st.init, c_ast.DeclList):
@@ -1784,8 +1840,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             elif self.is_simple(test):
                 c = cb.op1("and", [go_on, self.condition(test, cb, cenv)], BOOL)
             else:
-                c = self.if_value(cb, test, go_on, lambda bb: self.condition(test, bb, dict(cenv)),
-                                  lambda bb: build.const(bb, False, BOOL))
+                c = self.if_value(cb, test, go_on, lambda bb, e: self.condition(test, bb, e),
+                                  lambda bb, e: build.const(bb, False, BOOL), cenv, [test])
         else:
             c = go_on if go_on is not None else build.const(cb, True, BOOL)
         cb.loc = loc

@@ -225,6 +225,12 @@ class _Checker(c_ast.NodeVisitor):
         if name and constant_step(step, name) == -1 and _above_zero(node.cond, name) \
                 and not _changes(node.stmt, name):
             self.guarded.add(id(step))
+        # for (size_t i = n; i-- > 0; ): the count-down idiom of unsigned C (see counted_down)
+        declared = node.init.decls if isinstance(node.init, c_ast.DeclList) else []
+        tested = counted_down(node.cond)
+        if tested is not None and any(d.name == _name(tested.expr) for d in declared) \
+                and not _changes(node.stmt, _name(tested.expr)) and node.next is None:
+            self.guarded.add(id(tested))
         self.generic_visit(node)
 
     def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
@@ -350,6 +356,21 @@ def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
     else:
         return False
     return bound is not None and (op == "!=" and bound == 0 or op == ">" and bound >= 0 or op == ">=" and bound >= 1)
+
+
+def counted_down(cond: Optional[c_ast.Node]) -> Optional[c_ast.UnaryOp]:
+    """The decrement of a test ``i-- > 0`` (``i-- != 0``, ``0 < i--``, ``i--``): it wraps ``i`` only
+    on the test that finds it 0 and ends the loop, so a loop whose ``i`` lives in its own scope
+    never shows the wrapped value; the body sees ``i`` already one less, at least 0."""
+    if isinstance(cond, c_ast.UnaryOp) and cond.op == "p--" and _name(cond.expr):
+        return cond
+    if isinstance(cond, c_ast.BinaryOp) and int_constant(cond.right, {}, set()) == 0 and cond.op in (">", "!=") \
+            and isinstance(cond.left, c_ast.UnaryOp) and cond.left.op == "p--" and _name(cond.left.expr):
+        return cond.left
+    if isinstance(cond, c_ast.BinaryOp) and int_constant(cond.left, {}, set()) == 0 and cond.op in ("<", "!=") \
+            and isinstance(cond.right, c_ast.UnaryOp) and cond.right.op == "p--" and _name(cond.right.expr):
+        return cond.right
+    return None
 
 
 def _changes(body: Optional[c_ast.Node], name: str) -> bool:
