@@ -295,8 +295,9 @@ def test_an_index_a_ternary_keeps_in_range_is_within_the_declared_size(name, tmp
 
 
 # A pointer walked through an array (*p++, q -= 2) or a second index stepped in every iteration
-# (k += 2) reaches init + (trips - 1) * step: the gradient's comment gives the sizes, and check
-# draws arrays that long without --sizes (it asked for them: probe round 8).
+# (k += 2) reaches init + (trips - 1) * step; i / 2 reaches the quotient of i's bound where 2
+# divides its terms: the gradient's comment gives the sizes, and check draws arrays that long
+# without --sizes (it asked for them: probe rounds 8 and 9).
 WALKED = """\
 double sumsq(const double *x, int n) {
     const double *l = x;
@@ -318,6 +319,13 @@ double walk2(const double *x, const double *y, int n) {
     return s;
 }
 
+double halves(const double *x, const double *y, int n) {
+    double s = 0.0;
+    for (int i = 0; i < 2 * n; i++)
+        s += x[i / 2] * y[i] * (i % 3 == 0 ? 1.0 : -0.5);
+    return s;
+}
+
 double pairs(const double *x, int n) {
     double s = 0.0;
     int k = 0;
@@ -334,6 +342,7 @@ double pairs(const double *x, int n) {
     ("sumsq", "x", "x, d_x: [n]"),
     ("walk2", "x,y", "x, d_x: [n + 1]; y, d_y: [2 * n]"),
     ("pairs", "x", "x, d_x: [2 * n]"),
+    ("halves", "x,y", "x, d_x: [n]; y, d_y: [2 * n]"),  # (i / 2 of i <= 2 * n - 1: n - 1)
 ])
 def test_a_walked_pointer_reaches_its_last_step(func, wrt, sizes, tmp_path, capsys):
     from source_gradients import check_command

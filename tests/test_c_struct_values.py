@@ -150,3 +150,35 @@ def test_a_struct_value_is_stored_whole_through_a_pointer(tmp_path, capsys, targ
     code = cli.main(["check", str(path), "--func", "f", "--wrt", "p", "--sizes", "p=8,n=4", "--target", target])
     out = capsys.readouterr()
     assert code == 0 and "all adjoints match central differences" in out.out, out.out + out.err
+
+
+# A struct copied whole from one pointer's to another's (*b = *a, b[i] = a[j]): its numbers, as C
+# copies a struct (probe round 9: 'a whole pv is used as a value').
+POINTER_TO_POINTER = """typedef struct { double x, v; } pv;
+static void kick(const pv *a, pv *b, double h) { *b = *a; b->v -= h * a->x; b->x += h * b->v; }
+static void shift(pv *dst, const pv *src, int n)
+{
+    for (int i = 0; i + 1 < n; i++) dst[i + 1] = src[i];
+    dst[0] = src[n - 1];
+}
+double f(double x0, double v0, const double *w, int n)
+{
+    pv s = {x0, v0}, t;
+    for (int k = 0; k < n; k++) { kick(&s, &t, 0.1); s = t; }
+    pv a[4], c[4];
+    for (int i = 0; i < 4; i++) { a[i].x = w[i] * s.x; a[i].v = w[i] + s.v; }
+    shift(c, a, 4);
+    double e = 0.0;
+    for (int i = 0; i < 4; i++) e += c[i].x * w[i] + c[i].v * c[i].v;
+    return s.x * s.x + s.v * s.v + e;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "py"])
+def test_a_struct_copied_from_pointer_to_pointer_is_its_numbers(tmp_path, capsys, target):
+    path = tmp_path / "pv.c"
+    path.write_text(POINTER_TO_POINTER)
+    code = cli.main(["check", str(path), "--func", "f", "--wrt", "x0,v0,w", "--sizes", "w=4,n=5", "--target", target])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match central differences" in out.out, out.out + out.err

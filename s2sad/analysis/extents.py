@@ -290,6 +290,14 @@ class _FunctionView:
             if upper:
                 return bx if dominates(bx, by) else by if dominates(by, bx) else None
             return bx if dominates(by, bx) else by if dominates(bx, by) else None
+        if op.name in ("div", "floordiv") and op.result.type.is_int and self._nonneg(op.operands[0], depth):
+            # i / c of an i never negative (C's truncation, Python's floor: the same there): the
+            # quotients of its bounds, where c divides their terms' coefficients
+            c = const_int(op.operands[1])
+            a = self.bound(op.operands[0], upper, depth + 1, strict) if c is not None and c >= 1 else None
+            if a is None or any(k % c for _, k in a.terms):
+                return None  # ((n - 1) / 2 is no affine form; a larger one would size a copy past the array)
+            return Affine(tuple((t, k // c) for t, k in a.terms), a.const // c)  # (2 * n - 1) / 2 is n - 1
         if op.name == "mod" or (op.name == "rem" and upper):
             # Python's a % m lies in [0, m - 1]; C's (rem) in [-(m - 1), m - 1].
             m = self.affine(op.operands[1])

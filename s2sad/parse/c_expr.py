@@ -894,6 +894,15 @@ class CExprLowering:
         return self.convert(self.number(v, b), I64 if t.scalar.is_int else t.scalar, b)
 
     # -- assignment and increments -------------------------------------------------------------
+    def struct_in_run(self, node: c_ast.Node) -> Optional[str]:
+        """The struct type of ``*p`` or ``p[i]`` where ``p`` points into a run of structs of numbers
+        (``pv *b``, ``Body bodies[]``); None for anything else."""
+        base = node.expr if isinstance(node, c_ast.UnaryOp) and node.op == "*" else \
+            node.name if isinstance(node, c_ast.ArrayRef) else None
+        key = self.lookup(base.name) if isinstance(base, c_ast.ID) else None
+        t = self.ctypes.get(key) if key is not None else None
+        return t.layout.name if t is not None and t.layout is not None and t.kind in ("pointer", "array") else None
+
     def assignment(self, node: c_ast.Assignment, b: Builder, env: Env) -> Operand:
         op = node.op
         if op != "=" and op not in _COMPOUND:
@@ -927,6 +936,15 @@ class CExprLowering:
                 self.memory_call(node, "memcpy", [c_ast.UnaryOp("&", target, coord=at), source,  # type: ignore
                                                   c_ast.UnaryOp("sizeof", target, coord=at)], b, env, False)
                 return build.const(b, 0, I64)  # the value of `sb = sa` (s2sad reads no struct values)
+            if self.struct_in_run(node.lvalue) is not None \
+                    and self.struct_in_run(node.lvalue) == self.struct_in_run(node.rvalue):
+                # *b = *a, b[i] = a[j] of pointers to structs of numbers: its numbers, as C copies a struct
+                at = node.coord
+                address = [x.expr if isinstance(x, c_ast.UnaryOp) else c_ast.UnaryOp("&", x, coord=at)
+                           for x in (node.lvalue, node.rvalue)]  # (b for *b, &b[i] for b[i])
+                self.memory_call(node, "memcpy", [*address, c_ast.UnaryOp("sizeof", node.lvalue, coord=at)],  # type: ignore
+                                 b, env, False)
+                return build.const(b, 0, I64)  # the value of `*b = *a` (s2sad reads no struct values)
             value = self.expr(node.rvalue, b, env)
             if isinstance(value, Ptr) and target is not node.lvalue and isinstance(node.lvalue, c_ast.StructRef):
                 raise self.fail(node, f"'{node_text(node.lvalue)}' cannot be pointed elsewhere: s2sad reads a pointer "
