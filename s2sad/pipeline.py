@@ -249,6 +249,9 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
             context = replace(context, may_alias=True)
     run_pipeline(module, passes, context, "primal")
     remove_unreachable_functions(module, [name])
+    # At every level: a np.where branch undefined where it is thrown away gives no NaN to the
+    # adjoint (opt.masked_where).
+    run_pipeline(module, "masked-where", context, "primal")
     return module, name
 
 

@@ -639,6 +639,46 @@ def test_a_loop_over_a_literal_list_runs_its_body_once_per_item(target):
     assert "W1 must be a 2-D array" in text  # the ranks from use are guesses, checked
 
 
+AXIS_LOOP = """
+import numpy as np
+
+
+def f(u: "f64[n, n]"):
+    s = 0.0
+    for axis in (0, 1):
+        s += np.sum((np.roll(u, -1, axis=axis) - u) ** 2) + np.sum(np.mean(u, axis=axis) ** 2)
+    return s
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_a_loop_variable_named_as_a_keyword_leaves_the_keyword(target, tmp_path, capsys):
+    # (probe round 9: axis=axis became 0=axis in the unrolled pass: "np.roll() with 0= is not supported")
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, AXIS_LOOP, "f", "u", "u=4x4", target)
+
+
+FLOAT_DTYPES = """
+import numpy as np
+
+
+def f(x: "f64[n]"):
+    y = np.zeros(len(x), dtype=float)
+    y[:] = np.asarray(x, dtype=np.float64) * 2.0
+    z = np.array(y, dtype="f8") + np.ones_like(x, dtype=np.double)
+    return np.sum(z ** 2) + np.sum(np.full(3, 2.0, dtype=float))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_a_dtype_of_doubles_says_nothing(target, tmp_path, capsys):
+    # (probe round 9: "np.asarray() with dtype= is not supported", with the hint to pass it by position)
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, FLOAT_DTYPES, "f", "x", "x=4", target)
+
+
 @pytest.mark.parametrize("loop", [
     "for W, b in [(W1, b1), (W2, b2)]:\n        W2 = W1\n        h = np.tanh(W @ h + b)",  # an item the body assigns
     "for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)\n        break",

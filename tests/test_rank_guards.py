@@ -101,6 +101,11 @@ def test_ranks_from_what_is_done_with_a_derived_value_give_right_gradients(sourc
         # a part of an array takes a number or an array of its shape (found by a probe: v had no check)
         ("def f(A, v):\n    A[1, :] += v\n    return np.sum(A ** 2)\n", "f", {"A": 2, "v": 0}),
         ("def f(x, v):\n    x[2:] = v\n    return np.sum(x ** 2)\n", "f", {"x": 1, "v": 0}),
+        # elements picked by an index array or a mask too (probe round 9: y[idx] += x with an
+        # array x gave its adjoint summed to one number, unchecked)
+        ('def f(x, idx: "i64[n]"):\n    y = np.zeros(3)\n    y[idx] += x\n    return np.sum(y ** 2)\n', "f",
+         {"x": 0}),
+        ("def f(x, v):\n    x[x > 0.0] = v\n    return np.sum(x ** 2)\n", "f", {"x": 1, "v": 0}),
         # needs that travel through a copy, a transpose, a product and parts of one array (probes)
         (ROW_OF_A_COPY, "f", {"A": 2, "v": 0}),
         (COVARIANCE, "f", {"A": 2}),
@@ -819,3 +824,19 @@ def test_a_bool_number_as_an_array_index_is_a_located_error():
         pipeline.gradient_source(source, "prog.py", "f", ["w"], "py")
     (d,) = info.value.diagnostics
     assert d.message.startswith("a bool as an array index") and d.loc.line == source.count("\n"), d
+
+
+def test_an_array_added_at_an_index_array_gets_its_own_adjoint():
+    """``y[idx] += x``: x may be a number or an array of idx's length; its gradient is shape-generic
+    (probe round 9: x was taken for a number unchecked, and an array's adjoint came back summed)."""
+    source = 'import numpy as np\n\n\ndef f(x, idx: "i64[n]"):\n    y = np.zeros(3)\n    y[idx] += x\n' \
+             "    return np.sum(y ** 2)\n"
+    namespace: dict = {}
+    exec(pipeline.gradient_source(source, "f.py", "f", ["x"], "py"), namespace)
+    exec(source, namespace)
+    idx = np.array([0, 0, 1])
+    for x in (np.array([0.3, -0.7, 0.5]), np.float64(0.3)):
+        d_x = np.zeros(np.shape(x))
+        namespace["grad_f"](x, d_x, idx)
+        expected = central_difference(namespace["f"], [x, idx], 0)
+        np.testing.assert_allclose(d_x, expected, rtol=1e-6, atol=1e-9)

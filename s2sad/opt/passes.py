@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Optional
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
 from . import (accum_modes, array_simplify, counted, cse, factor_sums, fold, forward_order, gather, inline,
-               inline_loops, licm, local_sums, lower_arrays, merge_accums, merge_clears, native_indices,
+               inline_loops, licm, local_sums, lower_arrays, merge_accums, masked_where, merge_clears, native_indices,
                negative_indices, sink_stores)
 from ..progress import stage
 from .dce import dce_module
@@ -63,6 +63,7 @@ register("local-sums")(local_sums.run)
 register("factor-sums")(factor_sums.run)
 register("merge-clears")(merge_clears.run)
 register("native-indices")(native_indices.run)
+register("masked-where")(masked_where.run)
 register("negative-indices")(negative_indices.run)
 register("sink-stores")(sink_stores.run)
 register("accum-modes")(accum_modes.run)

@@ -19,7 +19,7 @@ import libcst as cst
 
 from .py_flow import all_names, fresh_name, target_names
 from .py_module import ModuleInfo
-from .py_spellings import PlacedRewriter
+from .py_spellings import VariableRewriter
 
 
 def rename_rebound_lists(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
@@ -88,7 +88,7 @@ def _made_array(value: cst.BaseExpression, var: str, info: ModuleInfo) -> bool:
         and bool(value.args) and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == var
 
 
-class _Renamer(PlacedRewriter):
+class _Renamer(VariableRewriter):
     """Every use of one name, renamed (nested scopes too: a lambda reads the new value)."""
 
     def __init__(self, old: str, new: str, positions, new_positions: dict):
@@ -100,9 +100,3 @@ class _Renamer(PlacedRewriter):
         if original.value != self.old:
             return updated
         return self.place(cst.Name(self.new), original)  # type: ignore[return-value]
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return updated.with_changes(attr=original.attr)  # x.resid is not the variable
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)  # nor f(resid=...)'s keyword

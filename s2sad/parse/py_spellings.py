@@ -30,7 +30,8 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
         if not any(isinstance(n, cst.Call) and (info.canonical_name(n.func) in _SPELLED
-                                                 or _positional_axis(info, n) is not None or _item_of(info, n))
+                                                 or _positional_axis(info, n) is not None or _item_of(info, n)
+                                                 or _float_dtype(info, n) is not None)
                    or isinstance(n, cst.Attribute) and info.canonical_name(n) == "numpy.newaxis" for n in walk(fn)):
             continue  # nothing to rewrite: no transformer pass over the function (every parse runs this)
         rewriter = _Rewriter(info, positions, new_positions)
@@ -67,6 +68,17 @@ class PlacedRewriter(cst.CSTTransformer):
         return new
 
 
+class VariableRewriter(PlacedRewriter):
+    """A rewrite of variables by name (``leave_Name``), in which an attribute (``x.i``) or a
+    keyword (``np.roll(u, 1, axis=axis)``'s ``axis=``) of the same name is no variable."""
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+
 class _Rewriter(PlacedRewriter):
     def __init__(self, info: ModuleInfo, positions, new_positions: dict):
         super().__init__(positions, new_positions)
@@ -87,6 +99,10 @@ class _Rewriter(PlacedRewriter):
                 whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
             self.changed = True
             return updated.with_changes(args=args)
+        floats = _float_dtype(self.info, original)
+        if floats is not None:  # np.asarray(x, dtype=float): what s2sad computes in anyway
+            self.changed = True
+            return updated.with_changes(args=[a for k, a in enumerate(updated.args) if k != floats])
         if _item_of(self.info, original):  # np.sum(r ** 2).item(): the number itself
             self.changed = True
             return self.place(updated.func.value.with_changes(lpar=updated.lpar, rpar=updated.rpar),  # type: ignore
@@ -109,6 +125,25 @@ class _Rewriter(PlacedRewriter):
 _AXIS_SECOND = frozenset("numpy." + f for f in ("sum", "mean", "max", "amax", "min", "amin", "prod", "var", "std",
                                                 "cumsum"))
 _AXIS_METHODS = frozenset(("sum", "mean", "max", "min", "prod", "var", "std", "cumsum"))
+
+
+# NumPy's spellings of a double as a dtype.
+_FLOAT64 = frozenset({"builtins.float", "numpy.float64", "numpy.double", "numpy.float_"})
+_FLOAT64_STRINGS = frozenset({"float", "float64", "f8", "d", "double"})
+
+
+def _float_dtype(info: ModuleInfo, call: cst.Call) -> Optional[int]:
+    """The index of a ``dtype=`` argument of a NumPy function that asks for doubles (``dtype=float``,
+    ``dtype=np.float64``, ``dtype="f8"``): s2sad's floating values are doubles already, so it says
+    nothing; None where there is none."""
+    if not (info.canonical_name(call.func) or "").startswith("numpy."):
+        return None
+    for k, a in enumerate(call.args):
+        if a.keyword is not None and a.keyword.value == "dtype" and (
+                info.canonical_name(a.value) in _FLOAT64 or isinstance(a.value, cst.SimpleString)
+                and a.value.evaluated_value in _FLOAT64_STRINGS):
+            return k
+    return None
 
 
 def _item_of(info: ModuleInfo, call: cst.Call) -> bool:

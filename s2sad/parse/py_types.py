@@ -1905,6 +1905,12 @@ class _Inference:
             child, parent = parent, self.parents.get(id(parent))
         return False
 
+    def at_index_array(self, target: cst.BaseExpression, types: dict[str, Type]) -> bool:
+        """An assignment target indexed by an array (``y[idx]``, ``y[mask]``): several elements."""
+        return isinstance(target, cst.Subscript) and any(
+            isinstance(e.slice, cst.Index) and isinstance(self.expr_type(e.slice.value, types), ArrayType)
+            for e in target.slice)
+
     def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str], set[str]]:
         """Names whose value reaches, elementwise, an operation that takes arrays as well as
         numbers; names whose value reaches one that takes numbers only (``math.exp``, ``max``,
@@ -1983,9 +1989,11 @@ class _Inference:
                 if isinstance(types.get(node.target.value), ArrayType):
                     names.update(flow(node.value))
             elif isinstance(node, (cst.Assign, cst.AugAssign)) and any(
-                    _is_part(t) for t in ([node.target] if isinstance(node, cst.AugAssign) else
-                                          [t.target for t in node.targets])):
-                names.update(flow(node.value))  # A[1, :] += v: a row of numbers, or one number
+                    _is_part(t) or self.at_index_array(t, types)
+                    for t in ([node.target] if isinstance(node, cst.AugAssign) else [t.target for t in node.targets])):
+                # A[1, :] += v, y[idx] += v (probe round 9: unchecked, an array's adjoint came back
+                # summed), y[mask] = v: a run of numbers, or one number
+                names.update(flow(node.value))
             if isinstance(node, cst.Subscript) and isinstance(self.expr_type(node.value, types), ArrayType) \
                     and not (isinstance(node.value, cst.Name) and node.value.value in made_lists):
                 for element in node.slice:  # x[idx]: idx an integer, or an array of them (a gather)

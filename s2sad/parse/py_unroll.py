@@ -22,7 +22,7 @@ import libcst as cst
 
 from .py_flow import all_names, assigned_names, walk
 from .py_module import ModuleInfo
-from .py_spellings import PlacedRewriter
+from .py_spellings import PlacedRewriter, VariableRewriter
 
 MOST_ITEMS = 8  # past this, the loop stays a loop (and its copies would swell the output)
 
@@ -324,7 +324,7 @@ class _Unroller(PlacedRewriter):
         return cst.FlattenSentinel(statements)
 
 
-class _PassConstants(PlacedRewriter):
+class _PassConstants(VariableRewriter):
     """In one pass's copy of the body: the loop's integer (``i`` of ``enumerate``) as the number it
     is, and an ``if`` whose test is then arithmetic and comparisons of numbers, decided (``if i <
     len(weights) - 1: h = relu(h)`` runs in every pass but the last): each pass is straight-line
@@ -338,9 +338,6 @@ class _PassConstants(PlacedRewriter):
         if original.value not in self.counts:
             return updated
         return self.place(cst.Integer(self.counts[original.value].value), original)  # type: ignore[return-value]
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return updated.with_changes(attr=original.attr)  # x.i is not the loop's i
 
 
 
