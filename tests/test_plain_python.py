@@ -679,6 +679,23 @@ def test_a_dtype_of_doubles_says_nothing(target, tmp_path, capsys):
     check_command(tmp_path, capsys, FLOAT_DTYPES, "f", "x", "x=4", target)
 
 
+KEPT_AXIS_OF_A_VECTOR = """
+import numpy as np
+
+
+def f(x: "f64[n]"):
+    return np.sum(x / np.sum(x**2, keepdims=True)) + np.sum(x * np.sum(x, axis=0, keepdims=True))
+"""
+
+
+@pytest.mark.parametrize("target", ["numba", "py"])
+def test_a_vector_reduced_with_its_axis_kept(target, tmp_path, capsys):
+    # (probe round 9: Numba's sum of a vector is a number, and np.expand_dims of it did not compile)
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, KEPT_AXIS_OF_A_VECTOR, "f", "x", "x=4", target)
+
+
 @pytest.mark.parametrize("loop", [
     "for W, b in [(W1, b1), (W2, b2)]:\n        W2 = W1\n        h = np.tanh(W @ h + b)",  # an item the body assigns
     "for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)\n        break",

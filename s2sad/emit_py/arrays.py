@@ -278,7 +278,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
             axis = number(0) if lead == 1 else _tuple([number(k) for k in range(lead)])
             g = call("np.sum", g, axis=axis)
         for k in op.attrs.get("keep", []):
-            g = _keepdims(call("np.sum", g, axis=number(k)), k, numba)
+            g = _keepdims(call("np.sum", g, axis=number(k)), k, numba, op.operands[1].type.rank)
         return g
     if n in ("interp_weights", "interp_slope", "interp_breaks"):
         assert helper is not None
@@ -448,7 +448,10 @@ def _tuple(elts: list[Expr]) -> Expr:
     return Tuple(tuple(elts))
 
 
-def _keepdims(reduced: Expr, axis: int, numba: bool) -> Expr:
+def _keepdims(reduced: Expr, axis: int, numba: bool, rank: int) -> Expr:
+    """``reduced`` (a reduction along ``axis`` of an array of ``rank`` axes) with that axis kept."""
+    if numba and rank == 1:  # (Numba's reduction of a vector is a number, which np.expand_dims refuses)
+        return call("np.full", _tuple([number(1)]), reduced)
     if numba:
         return call("np.expand_dims", reduced, number(axis))
     assert isinstance(reduced, type(call("f")))
@@ -475,7 +478,7 @@ def _reduction(op: Op, n: str, x: Expr, numba: bool, parallel: bool = False) -> 
         r = call(f"np.{n}", x, axis=number(axis))
     if keep and parallel:  # the result of a reduction is a fresh, contiguous array
         return _reshaped(r, _extents(x, op.operands[0].type.rank, {axis: 1}))
-    return _keepdims(r, axis, numba) if keep else r
+    return _keepdims(r, axis, numba, op.operands[0].type.rank) if keep else r
 
 
 def _extents(x: Expr, rank: int, fixed: dict[int, int]) -> list[Expr]:
