@@ -696,6 +696,40 @@ def test_a_vector_reduced_with_its_axis_kept(target, tmp_path, capsys):
     check_command(tmp_path, capsys, KEPT_AXIS_OF_A_VECTOR, "f", "x", "x=4", target)
 
 
+# Rebound in a loop to a value of evident extents (probe round 9: refused, "'P' is rebound in a loop,
+# and this value's shape is not evidently the shape 'P' has before the loop"): an allocation sized
+# by an array whose extents are several known equal (P0 + np.eye(P0.shape[0]): the copy the loop
+# fills is sized by it), and an einsum's result (the extents of its letters' operand axes).
+REBOUND_EVIDENTLY = """
+import numpy as np
+
+
+def kalman(F: "f64[d, d]", P0: "f64[d, d]", steps: int):
+    P = P0 + np.eye(P0.shape[0])
+    for t in range(steps):
+        P = F @ P @ F.T + 0.1 * np.eye(P0.shape[0])
+    return np.sum(P)
+
+
+def norms(p0: "f64[n, n]", dt: float, steps: int):
+    p = p0.copy()
+    a = np.einsum("ij,ij->i", p, p)
+    for _ in range(steps):
+        p += dt * a[:, None]
+        a = np.einsum("ij,ij->i", p, p)
+    return np.sum(p**2)
+"""
+
+
+@pytest.mark.parametrize("func, wrt, sizes", [("kalman", "F,P0", "F=3x3,P0=3x3,steps=3"),
+                                              ("norms", "p0", "p0=4x4,steps=3")])
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_an_array_rebound_to_a_value_of_evident_extents(func, wrt, sizes, target, tmp_path, capsys):
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, REBOUND_EVIDENTLY, func, wrt, sizes, target, extra=("--range", "0,0.5"))
+
+
 @pytest.mark.parametrize("loop", [
     "for W, b in [(W1, b1), (W2, b2)]:\n        W2 = W1\n        h = np.tanh(W @ h + b)",  # an item the body assigns
     "for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)\n        break",

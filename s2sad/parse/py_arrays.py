@@ -1547,15 +1547,15 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
     if op.name == "dim":
         return extent_keys(op.operands[0], op.attrs["axis"])
     if op.name == "alloc" or op.name == P + "full":
-        key = _scalar_key(op.operands[axis])
-        return frozenset([key]) if key is not None else None
+        return _scalar_keys(op.operands[axis])
     if op.name == "copy":
         return extent_keys(op.operands[0], axis)
     if op.name == "call":
         return _call_extent_keys(op, v.index, axis)
     if op.name == P + "reshape":  # x[:, None], x.reshape(-1, 1): the extents it is given
-        key = _scalar_key(op.operands[1 + axis])
-        return frozenset([key]) if key is not None else None
+        return _scalar_keys(op.operands[1 + axis])
+    if op.name == P + "einsum":
+        return _einsum_keys(op, axis)
     reduced = _reduced_axis(op, axis)
     if reduced is not None:
         return reduced if isinstance(reduced, frozenset) else extent_keys(*reduced)
@@ -1610,8 +1610,7 @@ def _spec_keys(op: Op, spec: Optional[tuple]) -> Optional[frozenset]:
     if spec[0] == "const":
         return frozenset([spec])
     if spec[0] == "int":
-        key = _scalar_key(op.operands[spec[1]])
-        return frozenset([key]) if key is not None else None
+        return _scalar_keys(op.operands[spec[1]])
     return extent_keys(op.operands[spec[1]], spec[2])
 
 
@@ -1708,12 +1707,36 @@ def _span(op: Op, axis: int) -> Optional[tuple]:
     return ("span", lo, hi, op.operands[0], k)
 
 
+def _einsum_keys(op: Op, axis: int) -> Optional[frozenset]:
+    """An einsum's result's extent along ``axis``: that of every operand axis of its letter, which
+    NumPy requires equal (``"ij,ij->i"``: the first axes of both operands)."""
+    inputs, _, out = op.attrs["subs"].partition("->")
+    letter = out[axis] if axis < len(out) else None
+    keys: set = set()
+    for operand, letters in zip(op.operands, inputs.split(",")):
+        for k, c in enumerate(letters):
+            if c == letter:
+                found = extent_keys(operand, k)
+                if found is None:
+                    return None
+                keys |= found
+    return frozenset(keys) if keys else None
+
+
 def _scalar_key(e: Value) -> object:
+    """The key of the extent the integer ``e`` is (see ``extent_key``), or None."""
+    keys = _scalar_keys(e)
+    return next(iter(keys)) if keys is not None and len(keys) == 1 else None
+
+
+def _scalar_keys(e: Value) -> Optional[frozenset]:
+    """The keys of the extent the integer ``e`` is: an array's extent (``np.zeros(A.shape[1])``,
+    of an ``A`` whose extents are several known equal: ``extent_keys``), a constant, or ``e``."""
     d = e.defining_op
     if d is not None and d.name == "dim":
-        return extent_key(d.operands[0], d.attrs["axis"])
+        return extent_keys(d.operands[0], d.attrs["axis"])
     c = build.const_value(e)
-    return ("const", c) if c is not None else e
+    return frozenset([("const", c) if c is not None else e])
 
 
 def copy_into(b: Builder, dst: Value, v: Value) -> None:
