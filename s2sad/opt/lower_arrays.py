@@ -844,6 +844,22 @@ class _Lowering:
         self.loops(b, [n], lambda bb, iv: bb.create("store", [out, iv[0], iv[0], self.read(bb, v, iv, F64)], []))
         return out
 
+    def _tril(self, b: Builder, op: Op) -> Value:
+        """``np.tril(A, k)``: the elements on and below the diagonal ``k`` (``j <= i + k``), zeros
+        above (``np.triu`` is ``A - np.tril(A, k - 1)``, the front end's)."""
+        a = op.operands[0]
+        dims = self.dims(b, a)
+        out = self.alloc(b, op.result.type, dims, False, op.result.name_hint)
+        k = build.const(b, op.attrs.get("k", 0), I64)
+
+        def element(bb: Builder, iv: list[Value]) -> None:
+            below = build.cmp(bb, "le", iv[1], build.add(bb, iv[0], k))
+            kept = build.select(bb, below, self.read(bb, a, iv, F64), build.const(bb, 0.0, F64))
+            bb.create("store", [out, *iv, kept], [])
+
+        self.loops(b, dims, element)
+        return out
+
     def _norm(self, b: Builder, op: Op) -> Value:
         x = op.operands[0]
         dims = self.dims(b, x)
@@ -1047,7 +1063,7 @@ class _Lowering:
 
 
 # The ops of ``array_ops.LINALG`` this pass writes loops for; ``refuse`` reports the others.
-_LINALG_LOOPS = ("einsum", "diag", "norm", "concat", "stack")
+_LINALG_LOOPS = ("einsum", "diag", "norm", "concat", "stack", "tril")
 
 
 def refuse(fn: Function) -> None:

@@ -1016,6 +1016,9 @@ class FunctionLowerer(StructuredLowering):
         keys = sorted({self.spelled_extent(k) for k in found | before}, key=repr)
         if len(found | before) == 1 or py_extents.same_sum(self.ex, found | before):
             return True
+        if len({self.annotated_extent(k) for k in keys}) == 1 and None not in keys \
+                and self.annotated_extent(keys[0]) is not None:
+            return True  # (a0: "f64[n]", b0: "f64[n]": one extent, n, checked where they enter)
         if None in keys or len(keys) < 2:
             return False
         loc = self.locator.loc(node)
@@ -1032,6 +1035,15 @@ class FunctionLowerer(StructuredLowering):
             self.same_extents.append({"sides": [keys[0], other], "name": name,
                                       "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
         return True
+
+    def annotated_extent(self, spelled: Optional[tuple]) -> Optional[str]:
+        """The symbol an annotation gives the extent ``spelled`` (``spelled_extent``: a parameter's
+        axis): ``n`` of ``a0: "f64[n]"``; None where none does."""
+        if spelled is None or spelled[0] != "dim":
+            return None
+        shape = self.types.shapes.get(spelled[1]) or ()
+        symbol = shape[spelled[2]].strip() if spelled[2] < len(shape) else ""
+        return symbol if symbol.isidentifier() else None
 
     def spelled_extent(self, key: object) -> Optional[tuple]:
         """An extent key (``py_arrays.extent_key``) as the entry check reads it: ("dim", parameter,
