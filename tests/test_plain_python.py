@@ -743,6 +743,25 @@ def test_an_array_rebound_to_a_value_of_evident_extents(func, wrt, sizes, target
     check_command(tmp_path, capsys, REBOUND_EVIDENTLY, func, wrt, sizes, target, extra=("--range", "0,0.5"))
 
 
+SUMS_OVER_LITERALS = """
+import numpy as np
+
+
+def f(a: "f64[n]", b: "f64[n, n]", c: float):
+    reg = sum(np.sum(M**2) for M in (a, b, c))
+    return reg + sum([np.sum(np.tanh(M)) for M in [a, b]]) + sum(w * np.sum(M) for w, M in [(0.5, a), (2.0, b)])
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_a_sum_over_a_literal_list_adds_one_term_per_item(target, tmp_path, capsys):
+    # (a regularizer over the weights, sum(np.sum(W ** 2) for W in (W1, W2)), was refused: arrays of
+    # different shapes are no list s2sad holds; as the for loop over them, it is unrolled)
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, SUMS_OVER_LITERALS, "f", "a,b,c", "a=3,b=3x3", target)
+
+
 @pytest.mark.parametrize("loop", [
     "for W, b in [(W1, b1), (W2, b2)]:\n        W2 = W1\n        h = np.tanh(W @ h + b)",  # an item the body assigns
     "for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)\n        break",

@@ -33,7 +33,7 @@ def unroll_literal_loops(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     for name, fn in list(info.functions.items()):
         named = _named_lists(fn)
         if not named and not any(isinstance(n, cst.For) and literal_of(n.iter, {}) is not None
-                                 for n in walk(fn)):
+                                 or _summed_over_literal(n) is not None for n in walk(fn)):
             continue
         rewriter = _Unroller(positions, new_positions, named)
         out = fn.visit(rewriter)
@@ -261,12 +261,31 @@ class _Unroller(PlacedRewriter):
             self.place(n, o)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """``len(weights)`` of a named list: its length."""
+        """``len(weights)`` of a named list: its length; ``sum(np.sum(W ** 2) for W in (W1, W2))``:
+        the sum of the terms, one per item (``np.sum(W1 ** 2) + np.sum(W2 ** 2)``), as the loop is
+        unrolled (items of different shapes: no list of s2sad's holds them)."""
         for name, lit in self.named.items():
             if _counts(original, name):
                 self.changed = True
                 return self.place(cst.Integer(str(len(lit.elements))), original)  # type: ignore[attr-defined]
-        return updated
+        summed = _summed_over_literal(updated, self.named)
+        if summed is None:
+            return updated
+        comp, values = summed
+        terms = []
+        for value in values:
+            bound = {t.value: part for t, part in zip(_flat_targets(comp.for_in.target), _matched(
+                comp.for_in.target, value) or []) if isinstance(t, cst.Name)}
+            term = comp.elt.deep_clone().visit(_Substitution(bound, self.positions, self.new_positions))
+            terms.append(term.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+        total = terms[0]
+        for term in terms[1:]:
+            total = cst.BinaryOperation(total, cst.Add(), term)
+        total = total.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        self.place(total, original, whole=True)
+        self.changed = True
+        return total
+
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         """``layers[-1]`` of a named list: that item, as the list spells it."""
@@ -315,7 +334,7 @@ class _Unroller(PlacedRewriter):
                 if copy not in self.new_positions:  # (the line a one-line body is made)
                     self.place(copy, original)
                 if counts:  # enumerate's index: a number in this pass, and the ifs it decides decided
-                    folded = copy.visit(_PassConstants(counts, ChainMap(self.new_positions, self.positions),
+                    folded = copy.visit(_Substitution(counts, ChainMap(self.new_positions, self.positions),
                                                        self.new_positions))
                     statements += _decided([folded])  # type: ignore[list-item]
                     continue
@@ -324,22 +343,40 @@ class _Unroller(PlacedRewriter):
         return cst.FlattenSentinel(statements)
 
 
-class _PassConstants(VariableRewriter):
-    """In one pass's copy of the body: the loop's integer (``i`` of ``enumerate``) as the number it
-    is, and an ``if`` whose test is then arithmetic and comparisons of numbers, decided (``if i <
-    len(weights) - 1: h = relu(h)`` runs in every pass but the last): each pass is straight-line
-    code, as Python runs it."""
+def _summed_over_literal(node: cst.CSTNode, named: Optional[dict] = None
+                         ) -> Optional[tuple[cst.BaseComp, list[cst.BaseExpression]]]:
+    """``sum(e for v in [a, b])`` (or of a list comprehension) over a literal list whose items a
+    loop would unroll (``_items``): the comprehension and the items; else None."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "sum"
+            and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+            and isinstance(node.args[0].value, (cst.GeneratorExp, cst.ListComp))):
+        return None
+    comp = node.args[0].value
+    f = comp.for_in
+    if f.ifs or f.inner_for_in is not None or f.asynchronous is not None:
+        return None
+    lit = literal_of(f.iter, named or {})
+    if lit is None:
+        return None
+    values = _items(cst.For(target=f.target, iter=lit, body=cst.IndentedBlock([])))
+    return (comp, values) if values is not None else None
 
-    def __init__(self, counts: dict[str, cst.Integer], positions, new_positions: dict):
+
+class _Substitution(VariableRewriter):
+    """Each name of ``bound`` replaced by the value it is bound to: an item of a sum over a literal
+    list; in one pass's copy of an unrolled body, the loop's integer (``i`` of ``enumerate``) as
+    the number it is, so that an ``if`` whose test is then arithmetic and comparisons of numbers
+    is decided (``if i < len(weights) - 1: h = relu(h)`` runs in every pass but the last): each
+    pass is straight-line code, as Python runs it."""
+
+    def __init__(self, bound: dict[str, cst.BaseExpression], positions, new_positions: dict):
         super().__init__(positions, new_positions)
-        self.counts = counts
+        self.bound = bound
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        if original.value not in self.counts:
+        if original.value not in self.bound:
             return updated
-        return self.place(cst.Integer(self.counts[original.value].value), original)  # type: ignore[return-value]
-
-
+        return self.place(self.bound[original.value].deep_clone(), original)  # type: ignore[return-value]
 
 def _decided(stmts: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
     """``stmts`` with each ``if`` (``elif`` chain) whose test is decided replaced by the branch it
