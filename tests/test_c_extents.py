@@ -350,3 +350,19 @@ def test_a_walked_pointer_reaches_its_last_step(func, wrt, sizes, tmp_path, caps
     text = pipeline.gradient_source(WALKED, "t.c", func, wrt.split(","), "c")
     assert f"// Array sizes: {sizes}." in text, text
     check_command(tmp_path, capsys, WALKED, func, wrt, "n=5", "c", "t.c")
+
+
+def test_a_helpers_annotation_symbol_that_is_no_parameter_gets_a_true_hint():
+    # (the hint asked to annotate u, which was annotated: "f64[n]" with no n among the parameters)
+    source = ('import numpy as np\n\n\ndef smooth(u: "f64[n]", out: "f64[n]"):\n'
+              "    out[1:-1] = 0.5 * (u[2:] + u[:-2])\n\n\n"
+              'def f(u: "f64[n]"):\n    buf = np.zeros_like(u)\n    smooth(u, buf)\n    return np.sum(buf**2)\n')
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "t.py", "f", ["u"], "c")
+    d = info.value.diagnostics[0]
+    assert d.message == "cannot tell the size of array 'u' in C output", d
+    assert d.hint == ("its annotation \"f64[n]\" names 'n', which is no integer parameter of 'smooth': add n: int to "
+                      "its parameters (and pass it, len(u))"), d
+    # and so it is differentiated
+    fixed = source.replace('def smooth(u: "f64[n]", out: "f64[n]"):', 'def smooth(u: "f64[n]", out: "f64[n]", n: int):')
+    pipeline.gradient_source(fixed.replace("smooth(u, buf)", "smooth(u, buf, len(u))"), "t.py", "f", ["u"], "c")

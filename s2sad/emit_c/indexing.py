@@ -279,6 +279,15 @@ class CArrayAccess:
             return self._error(f"cannot tell the size of array '{name}' in C output", op.loc or fn.loc,
                                hint=f"its annotation \"{elem}[{spelled}]\" names an extent '{clash[0].strip()}' that "
                                     f"the function also assigns as a variable: give the shape symbol another name")
+        missing = [str(e).strip() for e in annotated or [] if isinstance(e, str) and str(e).strip().isidentifier()
+                   and str(e).strip() not in sizes]
+        if missing and not is_c(self.ctx.module.source_file):
+            # a helper's f(u: "f64[n]") without n among its parameters: the symbol is no value C output has
+            spelled = ", ".join(str(e) for e in annotated)  # type: ignore[union-attr]
+            return self._error(f"cannot tell the size of array '{name}' in C output", op.loc or fn.loc,
+                               hint=f"its annotation \"{elem}[{spelled}]\" names '{missing[0]}', which is no integer "
+                                    f"parameter of '{primal.name}': add {missing[0]}: int to its parameters (and "
+                                    f"pass it, len({name}))")
         if is_c(self.ctx.module.source_file):
             # C input has no annotations: the extent can only come from the loops that index it.
             hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
