@@ -720,6 +720,13 @@ def leapfrog(a0: "f64[n]", b0: "f64[n]", steps: int):
     return np.sum(a * a)
 
 
+def rnn(Wh: "f64[n, n]", Wx: "f64[n, m]", xs: "f64[k, m]", h0: "f64[n]"):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(Wh @ h + Wx @ xs[t])
+    return np.sum(h)
+
+
 def norms(p0: "f64[n, n]", dt: float, steps: int):
     p = p0.copy()
     a = np.einsum("ij,ij->i", p, p)
@@ -736,6 +743,7 @@ def norms(p0: "f64[n, n]", dt: float, steps: int):
     # (C output: one annotation symbol, n, is one extent; refused as extents a C caller's arrays
     # do not let the gradient check)
     ("leapfrog", "a0,b0", "a0=4,b0=4,steps=3", "c"), ("leapfrog", "a0,b0", "a0=4,b0=4,steps=3", "py"),
+    ("rnn", "Wh,Wx,h0", "Wh=3x3,Wx=3x2,xs=4x2,h0=3", "c"),
 ])
 def test_an_array_rebound_to_a_value_of_evident_extents(func, wrt, sizes, target, tmp_path, capsys):
     from source_gradients import check_command
