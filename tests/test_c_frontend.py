@@ -213,7 +213,7 @@ def test_struct_pointer_arithmetic_counts_structs():
          "local arrays of struct P of more than one dimension are not supported"),
         (_BODY + "double f(struct B *b) { return b->mass; }", "struct B has no member 'mass'"),
         (_BODY + "double f(struct B *b) { return b->pos; }", "'b->pos' is an array, used as a number"),
-        (_BODY + "double f(struct B *b) { b[0] = b[1]; return 0.0; }", "a whole struct is used as a number"),
+        # (b[0] = b[1] copies a struct, number by number: test_c_struct_values's pointer_to_pointer)
         (_BODY + "double f(struct B *b, double *x) { return b->m * x->m; }", "'->' needs a pointer to a struct"),
         ("struct V { double x, y; };\nstruct B { double pos[3]; struct V v; };\n"
          "double g(double *p) { return p[0]; }\ndouble f(struct B *b) { return g(&b->v); }",
