@@ -251,7 +251,7 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
     remove_unreachable_functions(module, [name])
     # At every level: a np.where branch undefined where it is thrown away gives no NaN to the
     # adjoint (opt.masked_where).
-    run_pipeline(module, "masked-where", context, "primal")
+    run_pipeline(module, "masked-where", context, "pre-differentiation")
     return module, name
 
 

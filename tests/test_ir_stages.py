@@ -51,7 +51,8 @@ def test_print_after_labels_every_run_of_the_pass(capsys):
     for chunk in re.split(r"^// after .*\n", out, flags=re.M)[1:]:
         parse_module(chunk)
     all_passes = _ir(capsys, "-O2", "--print-after", "all")[1]
-    assert len(re.findall(r"^// after ", all_passes, flags=re.M)) == 14
+    assert len(re.findall(r"^// after ", all_passes, flags=re.M)) == 15  # the primal's 14, and masked-where
+    assert "// after masked-where: pass 1 of 1 of the pre-differentiation pipeline (masked-where)" in all_passes
 
 
 def test_print_after_a_pass_that_did_not_run_says_so(capsys):

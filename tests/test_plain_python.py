@@ -666,8 +666,10 @@ import numpy as np
 def f(x: "f64[n]"):
     y = np.zeros(len(x), dtype=float)
     y[:] = np.asarray(x, dtype=np.float64) * 2.0
-    z = np.array(y, dtype="f8") + np.ones_like(x, dtype=np.double)
-    return np.sum(z ** 2) + np.sum(np.full(3, 2.0, dtype=float))
+    z = np.array(y, dtype="f8") + np.ones(len(x), dtype=np.double)
+    w = np.array([1, 2, 3], dtype=float)  # (doubles of integers: an element may take a float)
+    w[0] = 0.5 * x[0]
+    return np.sum(z ** 2) + np.sum(w * w)
 """
 
 

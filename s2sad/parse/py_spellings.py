@@ -100,9 +100,13 @@ class _Rewriter(PlacedRewriter):
             self.changed = True
             return updated.with_changes(args=args)
         floats = _float_dtype(self.info, original)
-        if floats is not None:  # np.asarray(x, dtype=float): what s2sad computes in anyway
+        if floats is not None:  # np.zeros(n, dtype=float): NumPy's default; np.asarray(x, dtype=float)
             self.changed = True
-            return updated.with_changes(args=[a for k, a in enumerate(updated.args) if k != floats])
+            out = updated.with_changes(args=[a for k, a in enumerate(updated.args) if k != floats])
+            if self.info.canonical_name(original.func) in _CONVERTING:  # (of integers too: converted)
+                out = cst.Call(cst.Attribute(out, cst.Name("astype")), [cst.Arg(cst.Name("float"))])
+                self.place(out, original, whole=True)
+            return out
         if _item_of(self.info, original):  # np.sum(r ** 2).item(): the number itself
             self.changed = True
             return self.place(updated.func.value.with_changes(lpar=updated.lpar, rpar=updated.rpar),  # type: ignore
@@ -130,13 +134,17 @@ _AXIS_METHODS = frozenset(("sum", "mean", "max", "min", "prod", "var", "std", "c
 # NumPy's spellings of a double as a dtype.
 _FLOAT64 = frozenset({"builtins.float", "numpy.float64", "numpy.double", "numpy.float_"})
 _FLOAT64_STRINGS = frozenset({"float", "float64", "f8", "d", "double"})
+# The functions whose arrays are doubles unless a dtype says otherwise, and those that convert
+# what they are given (np.array([1, 2], dtype=float): doubles of integers, x.astype(float)).
+_DOUBLES_BY_DEFAULT = frozenset("numpy." + f for f in ("zeros", "ones", "empty", "eye", "identity", "linspace"))
+_CONVERTING = frozenset({"numpy.array", "numpy.asarray"})
 
 
 def _float_dtype(info: ModuleInfo, call: cst.Call) -> Optional[int]:
-    """The index of a ``dtype=`` argument of a NumPy function that asks for doubles (``dtype=float``,
-    ``dtype=np.float64``, ``dtype="f8"``): s2sad's floating values are doubles already, so it says
-    nothing; None where there is none."""
-    if not (info.canonical_name(call.func) or "").startswith("numpy."):
+    """The index of a ``dtype=`` argument that asks for doubles (``dtype=float``, ``np.float64``,
+    ``"f8"``) of a NumPy function that makes doubles by default or converts to them (see
+    ``_CONVERTING``); None where there is none (of np.sum or np.full it stays refused)."""
+    if info.canonical_name(call.func) not in _DOUBLES_BY_DEFAULT | _CONVERTING:
         return None
     for k, a in enumerate(call.args):
         if a.keyword is not None and a.keyword.value == "dtype" and (
