@@ -205,7 +205,7 @@ class _Lowering:
         """Whether ``op``'s result can be computed inside its one consumer's loop (module docstring)."""
         n = op.name[len(PREFIX):]
         remap = n in ("broadcast", "transpose", "outer")  # an element costs an index or one product
-        if not (remap or _is_elementwise(n)) or not op.results or len(op.result.uses) != 1:
+        if not (remap or array_ops.per_element(n)) or not op.results or len(op.result.uses) != 1:
             return False
         user, _ = next(iter(op.result.uses))
         if user.parent is not op.parent or not array_ops.is_array_op(user.name):
@@ -217,7 +217,7 @@ class _Lowering:
             if u == "accum" and user.operands[1] is not op.result:
                 return False
             shaped = user.operands[0] if u == "accum" else op.result
-        elif _is_elementwise(u):
+        elif array_ops.per_element(u):
             shaped = user.result
         else:
             return False
@@ -306,7 +306,7 @@ class _Lowering:
         if n in ("broadcast", "sum_to"):
             like = op.operands[1]
             return self.units.get(like, shape_unit_axes(like))
-        if n in array_ops.ELEMENTWISE or n in array_ops.COMPARE or n in ("neg", "where") or n.startswith("math."):
+        if array_ops.per_element(n):
             arrays = [o for o in op.operands if o.type.is_array]
             r = _rank(op.result.type)
             if arrays and all(_rank(o.type) == r for o in arrays):
@@ -486,7 +486,7 @@ class _Lowering:
         a = op.operands
         t = op.result.type if op.results else None
         hint = op.result.name_hint if op.results else ""
-        if _is_elementwise(n):
+        if array_ops.per_element(n):
             assert t is not None
             arrays = [o for o in a if o.type.is_array]
             dims = self.broadcast_shape(b, arrays, _rank(t))
@@ -1092,7 +1092,3 @@ def _reads_only(op: Op) -> bool:
         return False
     return is_pure(op) or op.name in ("load", "comment") or (
         array_ops.is_array_op(op.name))
-
-
-def _is_elementwise(n: str) -> bool:
-    return n in array_ops.ELEMENTWISE or n in array_ops.COMPARE or n in ("neg", "where") or n.startswith("math.")

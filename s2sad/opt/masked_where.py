@@ -23,7 +23,7 @@ from typing import Optional
 from ..analysis.effects import PassContext
 from ..ssa import build
 from ..ssa import array_ops
-from ..ssa.array_ops import ELEMENTWISE, PREFIX
+from ..ssa.array_ops import COMPARE, PREFIX
 from ..ssa.ir import Builder, Module, Op, Value
 from ..ssa.types import ArrayType
 
@@ -37,8 +37,8 @@ SINGULAR = frozenset({"div", "pow", "math.sqrt", "math.cbrt", "math.log", "math.
 def _elementwise(op: Op) -> Optional[str]:
     """The operation ``op`` computes element by element (without ``arr.``), or None."""
     name = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
-    if name is not None:
-        return name if name in ELEMENTWISE or name == "neg" or name.startswith("math.") else None
+    if name is not None:  # (numbers of numbers: no comparison, nor where itself)
+        return name if array_ops.per_element(name) and name not in COMPARE and name != "where" else None
     if op.name in ("add", "sub", "mul", "div", "neg", "pow") or op.name.startswith("math."):
         return op.name if len(op.results) == 1 and op.result.type.is_float else None
     return None

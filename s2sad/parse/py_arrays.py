@@ -1569,7 +1569,7 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
     if span is not None:
         return frozenset([span])
     name = op.name[len(P):] if op.name.startswith(P) else ""
-    if name in array_ops.ELEMENTWISE + array_ops.COMPARE or name in ("neg", "where") or name.startswith("math."):
+    if array_ops.per_element(name):
         rank = v.type.rank  # type: ignore[attr-defined]
         keys: set = set()
         for o in op.operands:

@@ -284,6 +284,13 @@ def _typed(elem: ScalarType, rank: int) -> Type:
     return ArrayType(elem, rank) if rank > 0 else elem
 
 
+def per_element(name: str) -> bool:
+    """An ``arr.`` op (``name`` without the prefix) each element of whose result is computed from the
+    elements of its operands at that place (broadcast): arithmetic, the ufuncs, comparisons and
+    ``where``."""
+    return name in ELEMENTWISE or name in COMPARE or name in ("neg", "where") or name.startswith("math.")
+
+
 def _unary_math(op: Op) -> bool:
     """``arr.math.<fn>`` of one array (``UNARY_MATH``): its result has the array's shape."""
     return op.name.startswith(PREFIX + "math.") and len(op.operands) == 1
