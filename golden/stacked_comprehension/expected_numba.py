@@ -77,5 +77,6 @@ def grad_poly_ridge(w, d_w, x, d_x, y, degree, lam, d_return=1.0):
             t14 = t9[k, k2]
             t9[k, k2] = 0.0
             t13[k2] += t14
-        d_x += t13 * float(k) * x ** (1.0 if float(k) == 0.0 else float(k) - 1.0)
+        x_used = np.where(t13 != 0.0, x, 1.0)
+        d_x += t13 * float(k) * x_used ** (1.0 if float(k) == 0.0 else float(k) - 1.0)
     return d_lam

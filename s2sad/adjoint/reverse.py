@@ -79,6 +79,8 @@ from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from . import linalg_rules  # noqa: F401  (registers the rules of linear algebra, einsum, stacking, convolution)
 from .mpi_rules import reverse_mpi
 from .rules import MissingRule, adjoint_contributions
+from .strong_zeros import VanishingAdjoints, masked_reads
+from ..ssa.opdefs import singular
 from ..ssa.element_names import element_hint
 from .naming import adjoint_hint, free_variant, function_names
 from .signature import GradSignature
@@ -223,6 +225,7 @@ class GradientTransform:
     def run(self) -> Function:
         fn, sig = self.fn, self.sig
         g_body = Block()
+        self.vanishing = VanishingAdjoints(g_body)
         for i, p in enumerate(fn.params):
             self.forward.fwd[p] = g_body.add_arg(p.type, p.name_hint)
             if i in fn.body.arg_unit_axes:  # ``a: "f64[n, 1]"``: so is the gradient's
@@ -496,6 +499,8 @@ class GradientTransform:
                 return
             active = [self.act.is_active(v) for v in op.operands]
             before = set(map(id, rev.body.block.ops)) if numpy_spelled(op) else None
+            if singular(op) and self.vanishing.may_vanish(g):
+                fetch = masked_reads(rev.body, op, g, fetch)
             try:
                 contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
             except MissingRule as e:
@@ -670,6 +675,8 @@ class GradientTransform:
                 rev.body.create(ARR + "accum_take", [self._shadow_of(rev, a), *indices, g], [])
             return
         active = [self._array_active(v) for v in op.operands]
+        if singular(op) and (r in self.shadow or self.vanishing.may_vanish(g)):
+            fetch = masked_reads(rev.body, op, g, fetch)  # (a local's shadow: elements nothing read are 0)
         try:
             contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
         except MissingRule as e:

@@ -12,7 +12,7 @@ NaN at every negative x, where it is 0). Masking what the branch reads by the sa
 
 Only branches that need it are masked: a chain of elementwise operations, each used once (by
 the next or by the ``where``), in the block of the ``where`` after its test, with an operation
-whose derivative may be infinite or undefined at a finite argument (``SINGULAR``). Numbers
+whose derivative may be infinite or undefined at a finite argument (``ssa.opdefs.SINGULAR``). Numbers
 chosen by ``select`` (``np.where`` of numbers) are masked the same way.
 """
 
@@ -23,37 +23,10 @@ from typing import Optional
 from ..analysis.effects import PassContext
 from ..ssa import build
 from ..ssa import array_ops
-from ..ssa.array_ops import COMPARE, PREFIX
+from ..ssa.array_ops import PREFIX
 from ..ssa.ir import Builder, Module, Op, Value
+from ..ssa.opdefs import computed_per_element, singular
 from ..ssa.types import ArrayType
-
-# Operations whose derivative is infinite or undefined at some finite argument (the divisor of a
-# division, a power's base, the square and cube roots at 0, the logarithms at 0 and below, the
-# inverse sines and cosines past +-1, ...).
-SINGULAR = frozenset({"div", "pow", "math.sqrt", "math.cbrt", "math.log", "math.log1p", "math.log2",
-                      "math.log10", "math.asin", "math.acos", "math.acosh", "math.atanh", "math.pow"})
-
-
-def _elementwise(op: Op) -> Optional[str]:
-    """The operation ``op`` computes element by element (without ``arr.``), or None."""
-    name = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
-    if name is not None:  # (numbers of numbers: no comparison, nor where itself)
-        return name if array_ops.per_element(name) and name not in COMPARE and name != "where" else None
-    if op.name in ("add", "sub", "mul", "div", "neg", "pow") or op.name.startswith("math."):
-        return op.name if len(op.results) == 1 and op.result.type.is_float else None
-    return None
-
-
-def _singular(op: Op) -> bool:
-    """Whether the derivative of ``op`` may be infinite or undefined at a finite argument: not a
-    power by a constant whole number of at least 1 (``r ** 2``), nor a division by a constant."""
-    name = _elementwise(op)
-    if name not in SINGULAR:
-        return False
-    c = build.const_value(op.operands[1]) if len(op.operands) == 2 else None
-    if name in ("pow", "math.pow") and c is not None:
-        return not (float(c).is_integer() and c >= 1)
-    return not (name == "div" and c is not None and c != 0)
 
 
 def _chain(branch: Value, where: Op) -> Optional[list[Op]]:
@@ -66,7 +39,7 @@ def _chain(branch: Value, where: Op) -> Optional[list[Op]]:
     while todo:
         v = todo.pop()
         op = v.defining_op
-        if op is None or op.parent is not block or _elementwise(op) is None or len(v.uses) != 1 \
+        if op is None or op.parent is not block or computed_per_element(op) is None or len(v.uses) != 1 \
                 or block.ops.index(op) < first:
             if v is branch:
                 return None
@@ -79,7 +52,7 @@ def _chain(branch: Value, where: Op) -> Optional[list[Op]]:
 def _masked(where: Op, k: int) -> bool:
     """Mask what the branch ``k`` (1: chosen where the test holds, 2: where it fails) reads."""
     chain = _chain(where.operands[k], where)
-    if not chain or not any(_singular(op) for op in chain):
+    if not chain or not any(singular(op) for op in chain):
         return False
     made = {op.result for op in chain}
     test = where.operands[0]

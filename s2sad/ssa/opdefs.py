@@ -194,4 +194,37 @@ def speculatable(op: Op) -> bool:
     return False
 
 
-__all__ = ["OPS", "OpDef", "is_known", "is_pure", "makes_fresh", "op_def", "speculatable"]
+# Operations whose derivative is infinite or undefined at some finite argument (the divisor of a
+# division, a power's base, the square and cube roots at 0, the logarithms at 0 and below, the
+# inverse sines and cosines past +-1, ...), by the name of the scalar op or of the ``arr.`` op
+# without its prefix.
+SINGULAR = frozenset({"div", "pow", "math.sqrt", "math.cbrt", "math.log", "math.log1p", "math.log2",
+                      "math.log10", "math.asin", "math.acos", "math.acosh", "math.atanh", "math.pow"})
+
+
+def computed_per_element(op: Op) -> Optional[str]:
+    """The float operation ``op`` computes element by element (the name without ``arr.``: arithmetic
+    or a math function of numbers, or an ``arr.`` op of the same), or None (a comparison, ``where``)."""
+    if op.name.startswith(array_ops.PREFIX):
+        name = op.name[len(array_ops.PREFIX):]
+        return name if array_ops.per_element(name) and name not in array_ops.COMPARE and name != "where" else None
+    if op.name in ("add", "sub", "mul", "div", "neg", "pow") or op.name.startswith("math."):
+        return op.name if len(op.results) == 1 and op.result.type.is_float else None
+    return None
+
+
+def singular(op: Op) -> bool:
+    """Whether the derivative of ``op`` may be infinite or undefined at a finite argument
+    (``SINGULAR``): not a power by a constant whole number of at least 1 (``r ** 2``), nor a
+    division by a constant."""
+    name = computed_per_element(op)
+    if name not in SINGULAR:
+        return False
+    c = const_value(op.operands[1]) if len(op.operands) == 2 else None
+    if name in ("pow", "math.pow") and c is not None:
+        return not (float(c).is_integer() and c >= 1)
+    return not (name == "div" and c is not None and c != 0)
+
+
+__all__ = ["OPS", "OpDef", "SINGULAR", "computed_per_element", "is_known", "is_pure", "makes_fresh", "op_def",
+           "singular", "speculatable"]

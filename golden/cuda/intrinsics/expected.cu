@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <stdbool.h>
 
 /* Python's min(a, b) on integers. */
 static __device__ long min_l(long a, long b) {
@@ -52,9 +53,11 @@ __global__ void grad_normalize_clamped(int n, int width, const double *x, double
         double d_r = t2 * v;
         d_y[i] = 0.0;
         // line 12: double r = rsqrt(fma(v, v, 1.0));
-        double t3 = -(d_r / t0 * r) / (2.0 * t0) * v;
-        d_v += t3;
-        d_v += t3;
+        bool t3 = d_r != 0.0;
+        double t4 = -(d_r / (t3 ? t0 : 1.0) * (t3 ? r : 0.0));
+        double t5 = t4 / (2.0 * (t4 != 0.0 ? t0 : 1.0)) * v;
+        d_v += t5;
+        d_v += t5;
         // line 11: double v = __ldg(&x[i]);
         atomicAdd(&d_x[i], d_v);
     }
