@@ -276,9 +276,9 @@ def test_a_missing_header_names_the_directories_searched(tmp_path):
     assert problems == [
         f'main.c:1:10: cannot find "nowhere.h" | looked in {tmp_path} (beside main.c), inc (-I); add -I DIR '
         "for the directory that holds it",
-        "main.c:2:10: unknown standard header <gsl/gsl_math.h> | s2sad knows assert.h, complex.h, cuda_runtime.h, "
-        "float.h, inttypes.h, limits.h, math.h, mpi.h, omp.h, stdbool.h, stddef.h, stdint.h, stdio.h, stdlib.h, "
-        "string.h, tgmath.h; "
+        "main.c:2:10: unknown standard header <gsl/gsl_math.h> | s2sad knows assert.h, complex.h, ctype.h, "
+        "cuda_runtime.h, errno.h, float.h, inttypes.h, limits.h, math.h, mpi.h, omp.h, stdbool.h, stddef.h, "
+        "stdint.h, stdio.h, stdlib.h, string.h, sys/types.h, tgmath.h, time.h; "
         "a header of your own is read from a -I directory (looked in inc (-I))"]
 
 
@@ -355,3 +355,33 @@ def test_source_lines_of_several_files_survive_pickling(tmp_path):
     copy = pickle.loads(pickle.dumps(module))
     assert copy.source_lines.of("h.h") == ["static double h(double *x) { return x[0] * x[0]; }"]
     assert list(copy.source_lines) == module.source_lines
+
+
+STDINT_AND_LIMITS = r"""#include <stdint.h>
+#include <limits.h>
+#include <float.h>
+#include <sys/types.h>
+#include <time.h>
+double f(const double *x, int n)
+{
+    double s = 0.0, lo = DBL_MAX;
+    int_fast32_t cnt = 0;
+    intmax_t big = LONG_MAX - INT_MAX + INT_MIN;
+    for (intptr_t i = 0; i < n; i++) {
+        s += x[i] * x[i];
+        if (x[i] < lo) lo = x[i];
+        cnt += (i < INT_MAX) + (big > 0);
+    }
+    for (uint_least32_t k = 0; k < 2u; k++) s += x[k] * FLT_EPSILON * (double)(UINT_MAX / 4294967295u);
+    ssize_t m = n - 1;
+    return s + lo * (double)cnt + x[m] * CHAR_BIT;
+}
+"""
+
+
+def test_the_other_stdint_types_and_the_limits_are_known(tmp_path, capsys):
+    # Probe round 10: intptr_t, intmax_t, int_fast32_t were a syntax error ("s2sad reads C99"),
+    # INT_MAX undeclared, <sys/types.h> and <time.h> unknown headers.
+    from source_gradients import check_command
+    for target in ("c", "py"):
+        check_command(tmp_path, capsys, STDINT_AND_LIMITS, "f", "x", "n=5,x=5", target, name="prog.c")

@@ -268,3 +268,30 @@ def test_bit_mixing_in_a_signed_state_translates_and_is_right():
     primal = sig.primal(build(_SIGNED_MIXING, INPUT_FLAGS))
     params = [ParamSpec("n", "int", value=3), ParamSpec("x", "array", shape=(3,))]
     check_gradient(primal, grad, params, ["x"], set(), np.random.default_rng(0), returns_float=True)
+
+
+SCOPED = """#include <stddef.h>
+double f(const double *x, int n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < 2; i++)
+        s += x[i];
+    for (int i = n - 1; i >= 0; i--)
+        s = 0.5 * s + x[i] * x[i];
+    {
+        unsigned k = 1;
+        s += x[k];
+    }
+    int k = n - 2;
+    return s + x[k];
+}
+"""
+
+
+def test_unsigned_is_a_declaration_of_its_block_scope(tmp_path, capsys):
+    # Probe round 10 (a Thomas solver): the second loop's int i was refused as unsigned because
+    # the first loop's i was a size_t, with a hint to use the signed type it had.
+    from source_gradients import check_command
+    check_command(tmp_path, capsys, SCOPED, "f", "x", "n=4,x=4", "c", name="prog.c")
+    got = _diagnostics(SCOPED.replace("int i = n - 1", "unsigned i = n - 1"))
+    assert len(got) == 2 and all(g.startswith("7:") for g in got), got

@@ -60,6 +60,14 @@ PRELUDE_TYPEDEFS = {
     "size_t": "unsigned long", "ptrdiff_t": "long", "ssize_t": "long",
     "int64_t": "long", "uint64_t": "unsigned long", "int32_t": "int", "uint32_t": "unsigned int",
     "int16_t": "short", "uint16_t": "unsigned short", "int8_t": "signed char", "uint8_t": "unsigned char",
+    "intptr_t": "long", "uintptr_t": "unsigned long", "intmax_t": "long", "uintmax_t": "unsigned long",
+    # stdint.h's fastest and smallest types of at least N bits, as glibc on x86-64 and AArch64 has them
+    "int_fast8_t": "signed char", "int_fast16_t": "long", "int_fast32_t": "long", "int_fast64_t": "long",
+    "uint_fast8_t": "unsigned char", "uint_fast16_t": "unsigned long", "uint_fast32_t": "unsigned long",
+    "uint_fast64_t": "unsigned long", "int_least8_t": "signed char", "int_least16_t": "short",
+    "int_least32_t": "int", "int_least64_t": "long", "uint_least8_t": "unsigned char",
+    "uint_least16_t": "unsigned short", "uint_least32_t": "unsigned int", "uint_least64_t": "unsigned long",
+    "clock_t": "long", "time_t": "long",
     "bool": "_Bool",
 }
 
@@ -74,11 +82,22 @@ BUILTIN_MACROS = {
     "NULL": "0", "INFINITY": "1e309", "HUGE_VAL": "1e309", "NAN": "(1e309 - 1e309)",
     "DBL_MAX": "1.7976931348623157e308",
     "DBL_MIN": "2.2250738585072014e-308", "DBL_EPSILON": "2.220446049250313e-16",
+    "FLT_MAX": "3.40282347e+38f", "FLT_MIN": "1.17549435e-38f", "FLT_EPSILON": "1.1920929e-07f",
+    # limits.h's and stdint.h's signed limits (the unsigned ones past LONG_MAX are outside what
+    # s2sad's signed integers hold), stdlib.h's exit statuses and RAND_MAX (glibc's values)
+    "CHAR_BIT": "8", "SCHAR_MAX": "127", "SCHAR_MIN": "(-128)", "SHRT_MAX": "32767", "SHRT_MIN": "(-32768)",
+    "INT_MAX": "2147483647", "INT_MIN": "(-2147483647 - 1)", "UINT_MAX": "4294967295u",
+    "LONG_MAX": "9223372036854775807L", "LONG_MIN": "(-9223372036854775807L - 1)",
+    "INT32_MAX": "2147483647", "INT32_MIN": "(-2147483647 - 1)", "INT64_MAX": "9223372036854775807L",
+    "INT64_MIN": "(-9223372036854775807L - 1)", "EXIT_SUCCESS": "0", "EXIT_FAILURE": "1",
+    "RAND_MAX": "2147483647",
 }
 
 STANDARD_HEADERS = frozenset({
     "math.h", "stdlib.h", "stddef.h", "stdint.h", "stdbool.h", "string.h", "stdio.h", "float.h", "limits.h",
     "assert.h", "tgmath.h", "complex.h", "inttypes.h", "omp.h", "cuda_runtime.h", "mpi.h",
+    # what a numerical file includes for its own main or timing (their types above: ssize_t, clock_t)
+    "time.h", "errno.h", "ctype.h", "sys/types.h",
 })
 
 # The handle types a known header declares, typedefs of int for parsing: the front end reads

@@ -27,12 +27,13 @@ below the top; what is made to pass it is refused where it is made (probe round 
   to ``int`` in C's arithmetic (``img[i] - 128`` is an int), and are read as such.
 
 Adding, multiplying by small numbers, dividing and comparing unsigned values are accepted. This is
-a syntactic check, by declared name: a name declared unsigned anywhere in the function counts as
-unsigned everywhere in it.
+a syntactic check, by declared name in C's block scopes: a loop's ``int i`` after another loop's
+``size_t i`` is signed.
 """
 
 from __future__ import annotations
 
+from collections import ChainMap
 from typing import Callable, Optional
 
 from pycparser import c_ast
@@ -94,8 +95,11 @@ class _Checker(c_ast.NodeVisitor):
     def __init__(self, typedefs: dict[str, list[str]], loc: Callable[[c_ast.Node], SourceLoc]):
         self.typedefs = typedefs
         self.loc = loc
-        self.kinds: dict[str, str] = {}  # variable -> kind; "unsigned" wins over the others
-        self.pointees: dict[str, str] = {}  # pointer variable -> the kind of its elements
+        # variable -> its kind, and pointer variable -> the kind of its elements, in the scope
+        # being checked: C's block scopes, innermost first (a loop's ``int i`` after another
+        # loop's ``unsigned i`` is signed)
+        self.kinds: ChainMap[str, str] = ChainMap()
+        self.pointees: ChainMap[str, str] = ChainMap()
         self.problems: list[Diagnostic] = []
         self.reported: set[int] = set()
         self.ring: set[int] = set()  # subtractions inside a subscript (visit_ArrayRef)
@@ -106,9 +110,8 @@ class _Checker(c_ast.NodeVisitor):
     def declare(self, name: Optional[str], node: c_ast.Node) -> None:
         if not name:
             return
-        kind = _kind(node, self.typedefs)
-        if self.kinds.get(name) not in ("unsigned", "narrow"):
-            self.kinds[name] = kind
+        kind = self.kinds[name] = _kind(node, self.typedefs)
+        self.pointees.pop(name, None)
         if kind == "pointer":
             inner = node.type
             while isinstance(inner, (c_ast.PtrDecl, c_ast.ArrayDecl)):
@@ -210,12 +213,26 @@ class _Checker(c_ast.NodeVisitor):
                 self.check_narrow(node.init, node.name)
         self.generic_visit(node)
 
+    def scoped(self, visit: Callable[[], None]) -> None:
+        """``visit`` in a new block scope: what it declares is gone after it."""
+        self.kinds, self.pointees = self.kinds.new_child(), self.pointees.new_child()
+        try:
+            visit()
+        finally:
+            self.kinds, self.pointees = self.kinds.parents, self.pointees.parents
+
     def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
-        args = node.decl.type.args
-        for p in args.params if args is not None else []:
-            if isinstance(p, c_ast.Decl):
-                self.declare(p.name, p.type)
-        self.visit(node.body)
+        def parameters_and_body() -> None:
+            args = node.decl.type.args
+            for p in args.params if args is not None else []:
+                if isinstance(p, c_ast.Decl):
+                    self.declare(p.name, p.type)
+            self.visit(node.body)
+
+        self.scoped(parameters_and_body)
+
+    def visit_Compound(self, node: c_ast.Compound) -> None:
+        self.scoped(lambda: self.generic_visit(node))
 
     def visit_For(self, node: c_ast.For) -> None:
         """``for (size_t i = n; i > 0; i--)`` (the body indexing ``x[i - 1]``): the step runs only
@@ -231,7 +248,7 @@ class _Checker(c_ast.NodeVisitor):
         if tested is not None and any(d.name == _name(tested.expr) for d in declared) \
                 and not _changes(node.stmt, _name(tested.expr)) and node.next is None:
             self.guarded.add(id(tested))
-        self.generic_visit(node)
+        self.scoped(lambda: self.generic_visit(node))  # (what its first clause declares is the loop's)
 
     def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
         if id(node) in self.guarded:
