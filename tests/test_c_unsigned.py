@@ -295,3 +295,28 @@ def test_unsigned_is_a_declaration_of_its_block_scope(tmp_path, capsys):
     check_command(tmp_path, capsys, SCOPED, "f", "x", "n=4,x=4", "c", name="prog.c")
     got = _diagnostics(SCOPED.replace("int i = n - 1", "unsigned i = n - 1"))
     assert len(got) == 2 and all(g.startswith("7:") for g in got), got
+
+
+SIZED_HELPER_IN_A_LOOP = """#include <stddef.h>
+static void sq(size_t n, const double *x, double *y) { for (size_t i = 0; i < n; i++) y[i] = x[i] * x[i]; }
+double f(size_t n, double x[n], double y[n], int steps)
+{
+    for (int s = 0; s < steps; s++) {
+        sq(n, x, y);
+        for (size_t i = 0; i < n; i++) x[i] = 0.5 * y[i];
+    }
+    return x[0];
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_an_extent_declared_by_a_size_t_is_compared_as_a_long(tmp_path, capsys):
+    # Probe round 10: the copy of x taped before each call was sized (long)n < n ? (long)n : n,
+    # the extent of x[n] printed as the size_t n itself (gcc -Wsign-compare).
+    from cbuild import compile_c
+    from source_gradients import check_command
+    text = pipeline.gradient_source(SIZED_HELPER_IN_A_LOOP, "t.c", "f", ["x"], "c")
+    assert "(long)n < n" not in text, text
+    compile_c(text)
+    check_command(tmp_path, capsys, SIZED_HELPER_IN_A_LOOP, "f", "x", "n=4,x=4,y=4,steps=3", "c", name="prog.c")

@@ -78,6 +78,11 @@ class CIntegers:
         if source is not None:
             return self.unsigned[source] >= 64  # a narrower one is read as a long already
         op = v.defining_op
+        if op is not None and op.name == "dim" and v not in self.var:
+            # an extent the declaration gives (double x[n]): it prints as that size_t n
+            e = self.expr(v)
+            return isinstance(e, Name) and any(self.var.get(p) == e.id and bits >= 64
+                                               for p, bits in self.unsigned.items())
         if v in self.var or v in self.aliases or op is None or op.name not in ("add", "sub", "mul", "neg"):
             return False
         return self.plan.is_expr(v) and any(self._unsigned_expr(o) for o in op.operands)
