@@ -33,11 +33,12 @@ class StructParam:
     spelled: str  # its declared type: "const Matrix *"
     access: str  # the member: "->data", ".gamma"
     kind: str  # "value", "cell" or "memory"
+    writable: str = ""  # a shadow's pointer member declared const: the type it is written through
 
     @property
     def member(self) -> str:
-        """The member as an expression: ``M->data``, ``w.gamma``."""
-        return self.group + self.access
+        """The member as an expression: ``M->data``, ``w.gamma``, ``((double *)d_M->data)``."""
+        return f"(({self.writable}){self.group}{self.access})" if self.writable else self.group + self.access
 
     @property
     def as_variable(self) -> str:

@@ -61,6 +61,8 @@ def declared_aggregates(fn: Function) -> dict[str, list[str]]:
     shadow_of = {j: s for s, j in info.shadows.items()}  # parameter -> its shadow
     pointers = dict(zip(info.returned or [], fn.attrs.get("pointers") or []))
     structs = fn.attrs.get("struct_shadows") or {}
+    spelled_leaves = fn.attrs.get("c_params") or []
+    positions = primal_positions(fn, len(spelled_leaves)) if spelled_leaves else []
     out: dict[str, list[str]] = {}
     for i, p in enumerate(fn.params):
         entry = members.get(p.name_hint)
@@ -74,7 +76,11 @@ def declared_aggregates(fn: Function) -> dict[str, list[str]]:
         pointee = " ".join(w for w in spelled.replace("*", " ").split() if w not in ("const", "restrict"))
         shadow_type = f"{pointee} *"  # never restrict: see _written
         member = access if access.startswith("[]") else "->" + access.lstrip(".->")  # d_Ms[i].data, d_M->data
-        out[shadow] = [structs[group], shadow_type, member, kind]
+        # A member declared const double *m: the shadow struct's is too, and the gradient writes
+        # through it, as (double *)d_s->m (the caller's shadow memory is its own, writable).
+        leaf = spelled_leaves[positions[i]] if i < len(positions) and positions[i] is not None else ""
+        writable = _written(leaf) if kind == "memory" and re.search(r"\bconst\b", leaf) else ""
+        out[shadow] = [structs[group], shadow_type, member, kind, writable]
     return out
 
 
