@@ -244,6 +244,8 @@ def test_an_array_of_structs_with_integers_kept_number_by_number_goes_through_it
 
 SYS = ("typedef struct { int n; double scale; double acc; } Sys;\n"
        "static void touch(Sys *s) { s->scale += 1.0; }\n"
+       # (n is written somewhere in the file: a cell, which the loop may change; c_member_writes)
+       "static void clamp(Sys *s) { if (s->n > 64) s->n = 64; }\n"
        "double f(Sys *s, const double *x) {\n    {before}\n"
        "    for (int i = 0; i < s->n; i++) {\n        s->acc += s->scale * x[i];\n        {body}\n    }\n"
        "    return s->acc;\n}\n")
@@ -322,7 +324,10 @@ def test_an_element_of_an_array_of_structs_is_a_struct_value():
 
 _UNSIGNED_CELL = """#include <stddef.h>
 typedef struct { size_t n; double *data; } V;
-static void fill(V *v, double a) { for (size_t i = 0; i < v->n; i++) v->data[i] = a * (double)i * v->data[i]; }
+static void fill(V *v, double a) {
+    if (v->n > 4) v->n = 4;
+    for (size_t i = 0; i < v->n; i++) v->data[i] = a * (double)i * v->data[i];
+}
 double f(double a)
 {
     double buf[4] = {1.0, 2.0, 3.0, 4.0};
@@ -338,7 +343,7 @@ def test_an_unsigned_member_passed_in_a_cell_keeps_its_type():
     from cbuild import build
 
     text = pipeline.gradient_source(_UNSIGNED_CELL, "t.c", "f", ["a"], "c", pipeline.Options())
-    assert "size_t v_n_cell[1];" in text
+    assert "size_t v_n_cell[1]" in text
     import ctypes
 
     lib = build(text)  # -Wall -Wextra -Werror
@@ -524,14 +529,93 @@ int main(void) {
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 def test_a_member_declared_const_is_written_in_the_shadow_through_a_cast(tmp_path):
     # Probe round 10: d_p->m[i] += ... through the struct's const double *m did not compile.
-    import subprocess
     text = pipeline.gradient_source(CONST_MEMBER, "t.c", "energy", ["p", "k"], "c")
     assert "((double *)d_p->m)[i] +=" in text, text
     compile_c(text)  # -Wall -Wextra -Werror
-    (tmp_path / "primal.c").write_text(CONST_MEMBER)
-    (tmp_path / "grad.c").write_text(text.replace("double energy(", "static double energy_copy("))
-    (tmp_path / "main.c").write_text(CONST_MEMBER_DRIVER)
+    assert _driver_error(tmp_path, CONST_MEMBER, text, CONST_MEMBER_DRIVER) < 1e-6
+
+
+def _driver_error(tmp_path, primal: str, gradient: str, driver: str) -> float:
+    """What ``driver`` (a C main calling the primal and its gradient, printing the largest
+    difference from central differences) prints, built with the primal and the gradient."""
+    import subprocess
+    (tmp_path / "primal.c").write_text(primal)
+    (tmp_path / "grad.c").write_text(gradient)
+    (tmp_path / "main.c").write_text(driver)
     subprocess.run(["gcc", "-std=c99", "-O1", "-o", str(tmp_path / "run"), str(tmp_path / "main.c"),
                     str(tmp_path / "primal.c"), str(tmp_path / "grad.c"), "-lm"], check=True)
-    worst = float(subprocess.run([str(tmp_path / "run")], capture_output=True, text=True, check=True).stdout)
-    assert worst < 1e-6, worst
+    return float(subprocess.run([str(tmp_path / "run")], capture_output=True, text=True, check=True).stdout)
+
+
+# A helper writing the arrays of a struct passed by a pointer to non-const, in loops its size member
+# bounds: the member, which nothing in the file writes, is a value (c_member_writes), so the arrays
+# have extents (probe round 10: "cannot tell the size of array 'p_x'", with a hint to declare
+# double p_x[n], which no one can write of a member).
+UNWRITTEN_SIZE = """#include <math.h>
+typedef struct { int n; double *x, *v; } State;
+
+static void drift(State *s, double dt) { for (int i = 0; i < s->n; i++) s->x[i] += dt * s->v[i]; }
+
+static void kick(State *s, double k, double dt)
+{
+    for (int i = 0; i < s->n; i++) s->v[i] -= dt * k * sin(s->x[i]);
+}
+
+double pendulums(State *s, double k, double dt, int steps)
+{
+    for (int t = 0; t < steps; t++) {
+        kick(s, k, 0.5 * dt);
+        drift(s, dt);
+        kick(s, k, 0.5 * dt);
+    }
+    double e = 0.0;
+    for (int i = 0; i < s->n; i++) e += 0.5 * s->v[i] * s->v[i] - k * cos(s->x[i]);
+    return e;
+}
+"""
+
+UNWRITTEN_SIZE_DRIVER = r"""#include <stdio.h>
+#include <string.h>
+#include <math.h>
+typedef struct { int n; double *x, *v; } State;
+double pendulums(State *s, double k, double dt, int steps);
+void grad_pendulums(State *s, State *d_s, double k, double *d_k, double dt, double *d_dt, int steps,
+                    double d_return);
+static const double x0[3] = {0.3, -0.4, 0.7}, v0[3] = {0.1, 0.2, -0.3};
+static double run_dt(const double *xs, const double *vs, double k, double dt) {
+    double x[3], v[3];
+    memcpy(x, xs, sizeof x); memcpy(v, vs, sizeof v);
+    State s = {3, x, v};
+    return pendulums(&s, k, dt, 5);
+}
+static double run(const double *xs, const double *vs, double k) { return run_dt(xs, vs, k, 0.1); }
+int main(void) {
+    double x[3], v[3], dx[3] = {0}, dv[3] = {0}, dk = 0.0, ddt = 0.0, worst = 0.0, h = 1e-6;
+    memcpy(x, x0, sizeof x); memcpy(v, v0, sizeof v);
+    State s = {3, x, v}, ds = {3, dx, dv};
+    grad_pendulums(&s, &ds, 1.3, &dk, 0.1, &ddt, 5, 1.0);
+    for (int i = 0; i < 6; i++) {
+        double xp[3], vp[3], xm[3], vm[3];
+        memcpy(xp, x0, sizeof xp); memcpy(vp, v0, sizeof vp); memcpy(xm, x0, sizeof xm); memcpy(vm, v0, sizeof vm);
+        if (i < 3) { xp[i] += h; xm[i] -= h; } else { vp[i - 3] += h; vm[i - 3] -= h; }
+        double fd = (run(xp, vp, 1.3) - run(xm, vm, 1.3)) / (2 * h);
+        worst = fmax(worst, fabs((i < 3 ? dx[i] : dv[i - 3]) - fd));
+    }
+    worst = fmax(worst, fabs(dk - (run(x0, v0, 1.3 + h) - run(x0, v0, 1.3 - h)) / (2 * h)));
+    printf("%.3e\n", worst);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_a_size_member_nothing_writes_is_a_value_behind_a_pointer_to_non_const(tmp_path):
+    text = pipeline.gradient_source(UNWRITTEN_SIZE, "t.c", "pendulums", ["s", "k", "dt"], "c")
+    assert "Array sizes: s->x, d_s->x, s->v, d_s->v: [s->n]" in " ".join(
+        line.strip("/ ") for line in text.splitlines()), text
+    compile_c(text)
+    assert _driver_error(tmp_path, UNWRITTEN_SIZE, text, UNWRITTEN_SIZE_DRIVER) < 1e-6
+    # Written anywhere in the file (here by a function nothing calls), the member is a cell again.
+    clamped = UNWRITTEN_SIZE + "void clamp(State *s) { if (s->n > 8) s->n = 8; }\n"
+    with pytest.raises(DiagnosticError, match="cannot tell the size of array"):
+        pipeline.gradient_source(clamped, "t.c", "pendulums", ["s", "k"], "c")

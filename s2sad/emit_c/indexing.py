@@ -71,7 +71,17 @@ class CArrayAccess:
         struct = self._struct_of(v) if made is not None and made.name in ("copy", "alloc") else None
         if struct is not None:
             return f"{struct} *"  # an array of structs, or a copy of one: the same structs
-        return ctype(v.type)
+        declared = self._declared_elem(v) if made is not None and made.name == "copy" else None
+        return f"{declared} *" if declared else ctype(v.type)
+
+    @staticmethod
+    def _declared_elem(v: Value) -> Optional[str]:
+        """The C element type the input declares for the local array ``v`` is made from, where it
+        is not the IR's (``size_t v_n_cell[1]``, the cell of a size_t member), through copies of it."""
+        made = view_base(v).defining_op
+        while made is not None and made.name == "copy":
+            made = view_base(made.operands[0]).defining_op
+        return made.attrs.get("c_elem") if made is not None and made.name == "alloc" else None
 
     def _error(self, message: str, loc=None, hint: str = "") -> DiagnosticError:
         return DiagnosticError([Diagnostic(message, loc, hint)], self.module.source_lines)

@@ -290,7 +290,7 @@ class CMemory:
             return []
         name = self.var[v]
         src = op.operands[0]
-        elem = self._elem(v.type)
+        elem = self._declared_elem(v) or self._elem(v.type)  # (a copy of a size_t cell holds size_t)
         if len(op.operands) == 1:
             count = self._count(src, op)
         else:  # copy(x, n): n rows, printed where the copy is made (n's variable holds it there)

@@ -58,6 +58,7 @@ from .c_pointers import PointerUses, array_params
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, header_typedef, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
+from .c_member_writes import written_members
 from .c_structs import StructTable
 from .c_declarators import DimReader, ReadDims, spelled_dims
 from .c_types import TypeProblem, ctype_of
@@ -187,6 +188,9 @@ class CFile:
         inline_initializers(self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
+        # Number members nothing in the file writes: values behind Sys *p too (c_member_writes).
+        self.structs.note_written(written_members(
+            self.functions.values(), frozenset(self.structs.records) | frozenset(self.structs.layouts)))
         uses = PointerUses(self.functions)
         self.array_params = array_params(uses)
         self.record_arrays = array_params(uses, records=True)

@@ -110,7 +110,7 @@ def param_leaves(t: CType) -> list[ParamLeaf]:
     out = []
     for leaf in t.record.leaves:
         m = leaf.member
-        if m.shape == "scalar" and (not t.indirect or read_only(t)):
+        if m.shape == "scalar" and (not t.indirect or read_only(t) or t.record.never_written(leaf.path)):
             out.append(ParamLeaf(leaf, VALUE, CType("scalar", m.scalar, m.spelling)))
         elif m.shape == "scalar":
             out.append(ParamLeaf(leaf, CELL, CType("array", m.scalar, f"{m.spelling} *", (_ONE,))))

@@ -22,6 +22,7 @@ function uses it, with the member that breaks it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from pycparser import c_ast
@@ -45,6 +46,11 @@ class StructTable:
         # Definition order (members' types come first): [name, definition, size in scalars (0 for
         # a struct of mixed members)] and the struct types its members name.
         self.order: list[tuple[list, list[str]]] = []
+
+    def note_written(self, written: Optional[frozenset[str]]) -> None:
+        """The member names the file's functions may write (``c_member_writes``), for each record:
+        a number member behind a pointer to non-const that nothing writes is read as a value."""
+        self.records = {name: replace(r, written=written) for name, r in self.records.items()}
 
     def define(self, node: c_ast.Struct, typedef: Optional[str] = None) -> None:
         """Record ``struct Name { ... }`` (and its typedef name, when it has one)."""

@@ -170,6 +170,12 @@ class Record:
     name: str  # as the program spells the type: "struct Body" or a typedef name "Wishart"
     members: tuple[Member, ...]
     definition: str  # C source that defines the type, for self-contained output
+    # The member names some function of the file may write (``c_member_writes``); None: any.
+    written: Optional[frozenset[str]] = None
+
+    def never_written(self, path: str) -> bool:
+        """Whether nothing in the file writes the leaf at ``path`` (``.pos.x``: neither pos nor x)."""
+        return self.written is not None and not any(name in self.written for name in path.split(".") if name)
 
     @property
     def leaves(self) -> list[Leaf]:

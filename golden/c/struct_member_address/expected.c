@@ -47,7 +47,7 @@ static void grad_scale3(double *y, double *d_y, double a) {
 // respect to p and f as they were on entry to kick (for an array that kick only
 // reads, that is the value passed in plus the derivative).
 //
-// Array sizes: &p->x, &d_p->x, &p->id: [1]; p->v, d_p->v, f, d_f: [3].
+// Array sizes: &p->x, &d_p->x: [1]; p->v, d_p->v, f, d_f: [3].
 void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double dt) {
     // forward sweep
     double t0 = 1.0 - dt;
