@@ -64,12 +64,16 @@ def e(x):
 ROW_OF_A_COPY = "def f(A, v):\n    B = A.copy()\n    B[0, :] += v\n    return np.sum(B ** 2)\n"
 COVARIANCE = "def f(A):\n    c = A - A.mean(axis=0)\n    cov = c.T @ c\n    return np.trace(cov)\n"
 PAIR_DIFFERENCES = "def f(X):\n    r = X[1:] - X[0]\n    return np.sum(np.sum(r * r, axis=1) ** -3)\n"
+# Two reductions of X along one axis met elementwise: alike, X a matrix (it was taken for 3-D, as
+# in A - A.mean(axis=0); probe round 10)
+TWO_REDUCTIONS = "def f(X):\n    return np.sum(np.min(X, axis=0) * np.prod(X, axis=0))\n"
 
 
 @pytest.mark.parametrize("source, wrt, shapes", [
     (ROW_OF_A_COPY, ["A"], [("A", (3, 4)), ("v", ())]),
     (COVARIANCE, ["A"], [("A", (5, 3))]),
     (PAIR_DIFFERENCES, ["X"], [("X", (4, 3))]),
+    (TWO_REDUCTIONS, ["X"], [("X", (4, 3))]),
 ])
 def test_ranks_from_what_is_done_with_a_derived_value_give_right_gradients(source, wrt, shapes):
     from source_gradients import arr, check_source, num

@@ -10,6 +10,24 @@ NUMBA_CACHE = "__file__" in globals()
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def max_of_rows(x):
+    """np.max(x, axis=1) of the matrix x, as Numba compiles it (its np.max takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.max(x[k])
+    return out
+
+
+@numba.njit(cache=NUMBA_CACHE)
+def min_of_rows(x):
+    """np.min(x, axis=1) of the matrix x, as Numba compiles it (its np.min takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.min(x[k])
+    return out
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     """The gradient of reductions, by s2sad's reverse mode.
 
@@ -25,8 +43,8 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     # forward sweep
     rows = np.sum(A, axis=1)
     cols = np.sum(A, axis=0) / A.shape[0]
-    peak = np.array([np.max(A[k]) for k in range(A.shape[0])])
-    low = np.array([np.min(A[:, k]) for k in range(A.shape[1])])
+    peak = max_of_rows(A)
+    low = min_of_rows(A.T)
     t0 = np.expand_dims(np.sum(A, axis=1) / A.shape[1], 1)
     centered = A - t0
     t1 = np.max(v)

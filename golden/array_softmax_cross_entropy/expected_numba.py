@@ -15,6 +15,15 @@ NUMBA_BLAS = importlib.util.find_spec("scipy") is not None
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def max_of_rows(x):
+    """np.max(x, axis=1) of the matrix x, as Numba compiles it (its np.max takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.max(x[k])
+    return out
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def matmul(a, b):
     """``a @ b`` of two matrices of float64 as Numba compiles it: BLAS's product where SciPy is
     installed (Numba calls BLAS through it), else the product's loops over contiguous copies, each
@@ -48,7 +57,7 @@ def grad_softmax_xent(W, d_W, X, d_X, Y, d_return=1.0):
     """
     # forward sweep
     z = matmul(X, W.T)
-    t0 = np.expand_dims(np.array([np.max(z[k]) for k in range(z.shape[0])]), 1)
+    t0 = np.expand_dims(max_of_rows(z), 1)
     z2 = z - t0
     t1 = np.exp(z2)
     t2 = np.expand_dims(np.sum(t1, axis=1), 1)

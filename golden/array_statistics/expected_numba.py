@@ -49,6 +49,15 @@ def cumsum_in_rows(x):
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def prod_of_rows(x):
+    """np.prod(x, axis=1) of the matrix x, as Numba compiles it (its np.prod takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.prod(x[k])
+    return out
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_statistics(A, d_A, x, d_x, d_return=1.0):
     """The gradient of statistics, by s2sad's reverse mode.
 
@@ -80,14 +89,12 @@ def grad_statistics(A, d_A, x, d_x, d_return=1.0):
     d_x += np.cumsum((t8 * np.cumsum(x))[::-1])[::-1]
 
     # line 8: products = np.prod(x) + np.sum(A.prod(axis=0)) + np.sum(np.prod(A, axis=1) ** 2)
-    t16 = np.expand_dims(t8 * np.array([np.prod(A[k]) for k in range(A.shape[0])]), 1)
-    d_A += np.broadcast_to(t16, A.shape) * prod_of_others_in_rows(A)
-    t17 = np.full_like(
-        np.array([np.prod(A[:, k]) for k in range(A.shape[1])]), d_return
+    t16 = np.broadcast_to(np.expand_dims(t8 * prod_of_rows(A), 1), A.shape)
+    d_A += t16 * prod_of_others_in_rows(A)
+    t17 = np.broadcast_to(
+        np.expand_dims(np.full_like(prod_of_rows(A.T), d_return), 0), A.shape
     )
-    d_A += (
-        np.broadcast_to(np.expand_dims(t17, 0), A.shape) * prod_of_others_in_rows(A.T).T
-    )
+    d_A += t17 * prod_of_others_in_rows(A.T).T
     d_x += np.full_like(x, d_return) * prod_of_others(x)
 
     # line 7: cols = np.sum(A.var(axis=1, keepdims=True) * A)

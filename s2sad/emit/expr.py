@@ -149,18 +149,6 @@ class IfExp(Expr):
 
 
 @dataclass(frozen=True)
-class ListComp(Expr):
-    """``[elt for var in iter]`` (only the Numba spelling of a per-row reduction uses it)."""
-
-    elt: Expr
-    var: str
-    iter: Expr
-
-    def children(self):
-        return (self.elt, self.iter)
-
-
-@dataclass(frozen=True)
 class Tuple(Expr):
     elts: tuple[Expr, ...]
 
@@ -425,14 +413,12 @@ def hoistable(e: Expr) -> Iterator[Expr]:
 
 def _eager_children(e: Expr) -> tuple[Expr, ...]:
     """The children ``e`` always evaluates. Not an if-expression's branches, the right operand
-    of ``and``/``or`` (C's ``&&``/``||``), a comprehension's element: evaluated early, they would
+    of ``and``/``or`` (C's ``&&``/``||``): evaluated early, they would
     run where the program does not run them (a call that fails there: fuzz seed 10100732)."""
     if isinstance(e, IfExp):
         return (e.cond,)
     if isinstance(e, BoolOp):
         return (e.left,)
-    if isinstance(e, ListComp):
-        return (e.iter,)
     return e.children()
 
 

@@ -29,7 +29,7 @@ from ..ssa.attrs import GENERIC_MATH
 from ..ssa.mathfns import MATH
 from ..ssa.ir import Op, Value
 from ..ssa.types import BOOL
-from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, Unary, call,
+from ..emit.expr import (Attribute, BinOp, Compare, Expr, Lit, Range, Subscript, Unary, call,
                          module_attr, negate, number, square)
 
 P = array_ops.PREFIX
@@ -222,7 +222,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     if n == "where":
         return _where(op, a)
     if n in array_ops.REDUCTIONS:
-        return _reduction(op, n, a[0], numba, parallel)
+        return _reduction(op, n, a[0], numba, parallel, helper)
     if n == "matmul":
         return _matmul(op, a[0], a[1], parallel, helper) if numba else ArrayBinOp("@", a[0], a[1])
     if n == "outer":
@@ -458,7 +458,7 @@ def _keepdims(reduced: Expr, axis: int, numba: bool, rank: int) -> Expr:
     return call(reduced.func, *reduced.args, **dict(reduced.kwargs), keepdims=Lit("True"))
 
 
-def _reduction(op: Op, n: str, x: Expr, numba: bool, parallel: bool = False) -> Expr:
+def _reduction(op: Op, n: str, x: Expr, numba: bool, parallel: bool = False, helper=None) -> Expr:
     axis = op.attrs.get("axis")
     keep = bool(op.attrs.get("keepdims"))
     if axis is None:
@@ -470,10 +470,12 @@ def _reduction(op: Op, n: str, x: Expr, numba: bool, parallel: bool = False) -> 
     if numba and n == "mean":
         r = ArrayBinOp("/", call("np.sum", x, axis=number(axis)), _dims(x, axis))
     elif numba and n in ("max", "min", "prod"):
-        # No axis= under Numba: reduce each row (axis 1) or column (axis 0) of the matrix.
-        k = Name("k")
-        part = Subscript(x, (k,)) if axis == 1 else Subscript(x, (Lit(":"), k))
-        r = call("np.array", ListComp(call(f"np.{n}", part), "k", call("range", _dims(x, 1 - axis))))
+        # No axis= under Numba: a helper reduces each row of the matrix (of its transpose for axis
+        # 0) in a loop. (Not np.array([np.max(x[k]) for k in range(...)]): Numba 0.68 miscompiles
+        # that comprehension in a function with a conditional expression, the max's adjoint lost;
+        # probe round 10.)
+        assert helper is not None
+        r = helper(f"{n}_of_rows", [x if axis == 1 else Attribute(x, "T")])
     else:
         r = call(f"np.{n}", x, axis=number(axis))
     if keep and parallel:  # the result of a reduction is a fresh, contiguous array

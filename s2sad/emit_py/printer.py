@@ -27,7 +27,6 @@ from ..emit.expr import (
     Compare,
     Expr,
     IfExp,
-    ListComp,
     ListLit,
     Lit,
     Name,
@@ -168,8 +167,6 @@ class Printer:
             return f"{lo}:{hi}", P_COND
         if isinstance(e, Slice):
             return f"{p(e.lower, P_COND)}:", P_COND  # only ever an index
-        if isinstance(e, ListComp):
-            return f"[{p(e.elt, P_COND)} for {e.var} in {p(e.iter, P_OR)}]", P_ATOM
         if isinstance(e, ListLit):
             return f"[{', '.join(p(x, P_COND) for x in e.elts)}]", P_ATOM
         if isinstance(e, Tuple):

@@ -465,7 +465,9 @@ class RankUses:
         open_ = [e for e in operands if not self.is_number(e)]
         parts = self._parts_of_one(open_)
         centred = max((k + 2 for k in map(self._reduced_axis, open_) if k is not None and k >= 0), default=0)
-        if parts is not None and centred:
+        # (not where every operand is a reduction: np.min(X, axis=0) * np.prod(X, axis=0) are
+        # alike, and X was taken for 3-D; probe round 10)
+        if parts is not None and centred and self._reduced_axis(parts) is None:
             self.need(parts, centred)
 
     def _reduced_axis(self, e: cst.BaseExpression) -> Optional[int]:

@@ -134,6 +134,30 @@ def cumsum_in_rows(x):
     return out
 
 
+def max_of_rows(x):
+    """np.max(x, axis=1) of the matrix x, as Numba compiles it (its np.max takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.max(x[k])
+    return out
+
+
+def min_of_rows(x):
+    """np.min(x, axis=1) of the matrix x, as Numba compiles it (its np.min takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.min(x[k])
+    return out
+
+
+def prod_of_rows(x):
+    """np.prod(x, axis=1) of the matrix x, as Numba compiles it (its np.prod takes no axis)."""
+    out = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        out[k] = np.prod(x[k])
+    return out
+
+
 def roll_axis(x, shift, axis):
     """np.roll(x, shift, axis=axis) as Numba compiles it (its np.roll takes no axis, rolling
     the flattened entries): the axis swapped to the front, each slice stored shift places on."""
@@ -382,6 +406,7 @@ def matmul_numba(a, b):
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
+             "max_of_rows": max_of_rows, "min_of_rows": min_of_rows, "prod_of_rows": prod_of_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
              "interp_breaks": interp_breaks, "interp_increasing": interp_increasing, "spread": spread,
              "add_into": add_into, "roll_axis": roll_axis,
@@ -410,6 +435,7 @@ def source_of(name: str, numba: bool = False) -> str:
 __all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "REQUIRES", "add_into", "argsort_untied", "cumsum_in_rows", "digamma",
            "expit", "fdim",
            "interp_breaks", "interp_increasing", "interp_slope", "interp_weights", "logb", "matmul", "matmul_numba",
+           "max_of_rows", "min_of_rows", "prod_of_rows",
            "pad", "pad_sources",
            "prod_of_others",
            "prod_of_others_in_rows", "roll_axis", "round_half_away", "source_of", "spread", "spread_numba",
