@@ -759,6 +759,11 @@ class ExprLowerer(PyMpi):
                 return self.subscript(node, b, env)
             finally:
                 del self.held[indices[0]]
+        if len(indices) == 2 and is_whole_slice(indices[0]) and isinstance(indices[1], cst.BaseExpression) \
+                and isinstance(base, cst.Name):
+            columns = self._columns_picked(node, base, indices[1], b, env)
+            if columns is not None:
+                return columns
         later_mask = next((i for i in indices[1:] if isinstance(i, cst.BaseExpression)
                            and not isinstance(i, cst.Call) and self.may_be_mask(i, env)), None)
         if later_mask is not None:
@@ -817,6 +822,34 @@ class ExprLowerer(PyMpi):
                 bounds += [self.const(bb, node, 0, I64), self.at(bb, node).op1("dim", [v], I64, axis=axis)]
             return py_arrays.arr_op(self, bb, node, "slice", [v, *bounds], {"axes": ["i"] + ["r"] * (t.rank - 1)})
         return length, row
+
+    def _columns_picked(self, node: cst.Subscript, base: cst.Name, index: cst.BaseExpression, b: Builder,
+                        env: Env) -> Optional[Value]:
+        """``X[:, idx]``, ``X[:, [0, 2]]``, ``X[:, m]`` of a matrix ``X``: the columns an integer
+        array or a mask picks, as ``X.T[idx].T`` (a gather, or a mask, of the transpose's rows);
+        None where the index is no such array (``X[:, 0]``, ``X[:, k]``: a column)."""
+        if isinstance(index, cst.Call) and index not in self.held:
+            self.held[index] = self.value(index, b, env)  # (an array or a number: its value says)
+            try:
+                return self._columns_picked(node, base, index, b, env)
+            finally:
+                del self.held[index]
+        if not (self.is_array_index(index, env) or self.may_be_mask(index, env)):
+            return None
+        arr = self.array(base, b, env)
+        if not isinstance(arr.type, ArrayType) or arr.type.rank != 2:
+            return None
+        picks = self.held[index] if index in self.held else self.value(index, b, env)
+        if not isinstance(picks.type, ArrayType) or picks.type.rank != 1:
+            return None
+        rows = py_arrays.arr_op(self, b, node, "transpose", [arr])
+        if picks.type.elem == BOOL:
+            picked = py_arrays.arr_op(self, b, node, "mask", [rows, picks])
+        elif picks.type.elem.is_int:
+            picked = py_arrays.arr_op(self, b, node, "take", [rows, picks])
+        else:
+            raise self.fail(index, "an index array must hold integers", hint=integer_array_hint(index))
+        return py_arrays.arr_op(self, b, node, "transpose", [picked])
 
     def is_array_index(self, node: object, env: Env) -> bool:
         """``label`` in ``p[label]`` is an array, named or a part of one named (``tokens[:2]``):

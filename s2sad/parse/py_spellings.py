@@ -32,7 +32,8 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
         if not any(isinstance(n, cst.Call) and (info.canonical_name(n.func) in _SPELLED
                                                  or _positional_axis(info, n) is not None or _item_of(info, n)
                                                  or _float_dtype(info, n) is not None)
-                   or isinstance(n, cst.Attribute) and info.canonical_name(n) == "numpy.newaxis" for n in walk(fn)):
+                   or isinstance(n, cst.Attribute) and info.canonical_name(n) == "numpy.newaxis"
+                   or isinstance(n, cst.SubscriptElement) and _integer_list(n) for n in walk(fn)):
             continue  # nothing to rewrite: no transformer pass over the function (every parse runs this)
         rewriter = _Rewriter(info, positions, new_positions)
         out = fn.visit(rewriter)
@@ -91,6 +92,19 @@ class _Rewriter(PlacedRewriter):
         self.changed = True
         return self.place(cst.Name("None"), original)  # type: ignore[return-value]
 
+    def leave_SubscriptElement(self, original: cst.SubscriptElement, updated: cst.SubscriptElement
+                               ) -> cst.SubscriptElement:
+        """``X[[0, 2]]``, ``X[:, [0, 2]]``: a list of integers as an index is the integer array of
+        them (NumPy's fancy indexing), ``np.array([0, 2])``."""
+        if not _integer_list(original):
+            return updated
+        index = updated.slice
+        assert isinstance(index, cst.Index)
+        self.changed = True
+        made = self.place(_np(self.info, "array", index.value), index.value, whole=False)
+        self.place(made, index.value, whole=True)
+        return updated.with_changes(slice=index.with_changes(value=made))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         at_axis = _positional_axis(self.info, original)
         if at_axis is not None:  # np.sum(x, 1), X.mean(0): the axis, as a keyword
@@ -138,6 +152,17 @@ _FLOAT64_STRINGS = frozenset({"float", "float64", "f8", "d", "double"})
 # what they are given (np.array([1, 2], dtype=float): doubles of integers, x.astype(float)).
 _DOUBLES_BY_DEFAULT = frozenset("numpy." + f for f in ("zeros", "ones", "empty", "eye", "identity", "linspace"))
 _CONVERTING = frozenset({"numpy.array", "numpy.asarray"})
+
+
+def _integer_list(element: cst.SubscriptElement) -> bool:
+    """Whether the index ``element`` is a list literal of integers (``[0, 2]``, ``[-1, 0]``)."""
+    index = element.slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.List) or not index.value.elements:
+        return False
+    return all(isinstance(e, cst.Element) and (
+        isinstance(e.value, cst.Integer) or isinstance(e.value, cst.UnaryOperation)
+        and isinstance(e.value.operator, cst.Minus) and isinstance(e.value.expression, cst.Integer))
+        for e in index.value.elements)
 
 
 def _float_dtype(info: ModuleInfo, call: cst.Call) -> Optional[int]:

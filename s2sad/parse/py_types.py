@@ -1380,6 +1380,11 @@ class _Inference:
                 first_type = self.expr_type(indices[0], types)
                 if isinstance(first_type, ArrayType) and first_type.elem == BOOL:  # X[m, :]: the rows picked
                     return ArrayType(t.elem, t.rank - first_type.rank + 1)
+            if len(indices) == 2 and is_whole_slice(indices[0]) and isinstance(indices[1], cst.BaseExpression) \
+                    and t.rank == 2:
+                picks = self.expr_type(indices[1], types)
+                if isinstance(picks, ArrayType) and picks.rank == 1:  # X[:, idx], X[:, m]: columns
+                    return ArrayType(t.elem, 2)
             if its and len(its) == t.rank:
                 # logp[np.arange(n), labels]: one element per index, an index array per axis
                 ranks = {i.rank for i in its if isinstance(i, ArrayType)}
