@@ -1,4 +1,5 @@
-"""A list rebound to what it is made into: two variables, renamed before typing.
+"""A list rebound to what it is made into, an array to a part of it of another rank: two
+variables, renamed before typing.
 
 Code collects values in a list and then makes an array of them under the same name
 (``resid = []``, appends in a loop, ``resid = np.array(resid)``). A variable of s2sad's IR has one
@@ -9,6 +10,10 @@ renamed, in that statement's target and in every statement after it (``resid_arr
 ``<name>_2`` for a value other than ``np.array``/``np.asarray`` of it, made free of every name of
 the file). A list rebound under a loop or an ``if`` stays as written, and is refused where it is
 assigned.
+
+So is an array rebound to what picks or reshapes it into what may have another rank
+(``d = d[d > 0]`` of a matrix of pair distances, ``x = x.reshape(n, 3)``, ``A = np.sum(A,
+axis=1)``; probe round 10): ``d_2`` from there on.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ def rename_rebound_lists(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     for name, fn in list(info.functions.items()):
         body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
         while True:
-            found = _rebinding(list(body), info)
+            params = {p.name.value for p in fn.params.params}
+            found = _rebinding(list(body), info, params)
             if found is None:
                 break
             k, var, value = found
@@ -51,10 +57,12 @@ def rename_rebound_lists(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     return new_positions
 
 
-def _rebinding(body: list, info: ModuleInfo) -> Optional[tuple[int, str, cst.BaseExpression]]:
-    """The first statement of ``body`` that rebinds a list made before it to what is not a list:
-    its index, the name and the value."""
+def _rebinding(body: list, info: ModuleInfo, params: set[str]) -> Optional[tuple[int, str, cst.BaseExpression]]:
+    """The first statement of ``body`` that rebinds a list made before it to what is not a list,
+    or an array (a parameter, or a variable bound before) to a part of it of another rank: its
+    index, the name and the value."""
     lists: set[str] = set()
+    bound = set(params)
     for k, st in enumerate(body):
         assign = _single_assign(st)
         if assign is None:
@@ -62,9 +70,42 @@ def _rebinding(body: list, info: ModuleInfo) -> Optional[tuple[int, str, cst.Bas
         var, value = assign
         if _is_list(value):
             lists.add(var)
-        elif var in lists:
+        elif var in lists or var in bound and _of_another_rank(value, var, info):
             return k, var, value
+        bound.add(var)
     return None
+
+
+# Calls that make an array of another rank than their first argument's, and methods that do.
+_RESHAPING = frozenset("numpy." + f for f in ("ravel", "reshape", "squeeze", "expand_dims", "atleast_2d", "outer",
+                                              "diag", "sum", "mean", "max", "min", "prod", "std", "var", "amax",
+                                              "amin"))
+_RESHAPING_METHODS = frozenset({"ravel", "flatten", "reshape", "squeeze", "sum", "mean", "max", "min", "prod",
+                                "std", "var"})
+
+
+def _of_another_rank(value: cst.BaseExpression, var: str, info: ModuleInfo) -> bool:
+    """Whether ``value`` picks or reshapes ``var`` into what may have another rank: ``d[d > 0]``,
+    ``X[idx]``, ``A[0]``, ``x.reshape(n, m)``, ``np.sum(A * A, axis=1)`` (not ``x[1:]``, ``x * 2``,
+    which keep it). Renaming such a rebinding changes no value: each statement reads what it read."""
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and value.value.value == var:
+        return any(not (isinstance(e.slice, cst.Slice) or isinstance(e.slice, cst.Index) and isinstance(
+            e.slice.value, cst.Name) and e.slice.value.value == "None") for e in value.slice)
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == var \
+            and info.canonical_name(func) is None:
+        return func.attr.value in _RESHAPING_METHODS and (func.attr.value not in _REDUCING or bool(value.args))
+    first = value.args[0].value if value.args else None
+    canonical = info.canonical_name(func) or ""
+    return first is not None and any(n.value == var for n in all_names(first)) and canonical in _RESHAPING \
+        and (canonical[len("numpy."):] not in _REDUCING or len(value.args) > 1)
+
+
+# Reductions: of another rank with an axis only (a whole one makes a number, which the typing
+# of an array variable refuses anyway, as it did)
+_REDUCING = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "amax", "amin"})
 
 
 def _single_assign(st: cst.CSTNode) -> Optional[tuple[str, cst.BaseExpression]]:
