@@ -1188,10 +1188,25 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
         dtype = keyword_arg(node, "dtype")
         name = lw.ctx.info.canonical_name(dtype, lw.ctx.locals) if dtype is not None else None
         elem = BOOL if name in lib.BOOL_NAMES else I64 if name in lib.INT_NAMES else F64  # dtype=bool: a mask
-        lw.at(b, node)
-        out = b.op1("alloc", [n, n], ArrayType(elem, 2), fill="zeros", elem=elem.name)
         one = True if elem == BOOL else 1 if elem.is_int else 1.0
-        fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, one, elem)], []))
+        k = diagonal_offset(lw, node)
+        m_node = keyword_arg(node, "M") or (args[1] if len(args) > 1 else None)
+        if m_node is not None and not (isinstance(m_node, cst.Name) and m_node.value == "None"):
+            m = lw.integer(m_node, b, env, "the number of columns of np.eye")
+        else:
+            m = n
+        lw.at(b, node)
+        out = b.op1("alloc", [n, m], ArrayType(elem, 2), fill="zeros", elem=elem.name)
+        if not k and m is n:
+            fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, one, elem)], []))
+            return out
+        # np.eye(n, m, k): ones at (i, i + k), on the rows and columns there are
+        row, col = max(0, -k), max(0, k)
+        count = build.math(b, "max", build.math(b, "min", build.sub(b, n, build.const(b, row, I64)),
+                                                 build.sub(b, m, build.const(b, col, I64))), zero)
+        fill_loop(b, count, lambda bb, i: bb.create("store", [
+            out, build.add(bb, i, build.const(bb, row, I64)), build.add(bb, i, build.const(bb, col, I64)),
+            build.const(bb, one, elem)], []))
         return out
     if op == "arange":
         values = [lw.scalar(a, b, env) for a in args]
@@ -1310,6 +1325,20 @@ def triangle_indices(lw: "ExprLowerer", upper: bool, node: cst.Call, args: list,
 
 def _as(b: Builder, v: Value, t: ScalarType) -> Value:
     return v if v.type == t else build.cast(b, v, t)
+
+
+def diagonal_offset(lw: "ExprLowerer", node: cst.Call) -> int:
+    """The ``k`` of ``np.eye(n, k=1)``, ``np.diag(v, -1)``: which diagonal, an integer literal."""
+    k_node = keyword_arg(node, "k")
+    at = 1 if lw.ctx.info.canonical_name(node.func, lw.ctx.locals) == "numpy.diag" else 2  # np.eye(N, M, k)
+    if k_node is None and len(positional_args(node)) > at:
+        k_node = positional_args(node)[at]
+    if k_node is None:
+        return 0
+    k = int_literal(k_node)
+    if k is None:
+        raise lw.fail(k_node, "the diagonal's offset k must be an integer literal", hint="write k=1 or k=-1")
+    return k
 
 
 def fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]) -> Op:

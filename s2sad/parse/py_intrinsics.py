@@ -107,7 +107,7 @@ NUMPY.update({
     # New arrays of values the arguments give (py_arrays.made_array).
     "numpy.arange": Intrinsic("arange", 1, 3),
     "numpy.linspace": Intrinsic("linspace", 2, 3),
-    "numpy.eye": Intrinsic("eye", 1, 1),
+    "numpy.eye": Intrinsic("eye", 1, 3),  # (N, M, k): np.identity takes one
     "numpy.identity": Intrinsic("eye", 1, 1),
     # The row and column indices of a triangle, as a 2-row integer array (``i, j = ...``).
     "numpy.triu_indices": Intrinsic("triu_indices", 1, 3),
@@ -168,7 +168,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
 LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.linalg.norm": Intrinsic("norm", 1, 2),
     "numpy.trace": Intrinsic("trace", 1, 1),
-    "numpy.diag": Intrinsic("diag", 1, 1),
+    "numpy.diag": Intrinsic("diag", 1, 2),
     "numpy.diagonal": Intrinsic("diagonal", 1, 1),  # of a matrix: np.diag's matrix-to-vector form
     "numpy.linalg.det": Intrinsic("det", 1, 1),
     "numpy.linalg.inv": Intrinsic("inv", 1, 1),
@@ -238,7 +238,8 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "min_reduce": ("axis", "keepdims"), "ones": ("dtype",), "prod": ("axis", "keepdims"),
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
-    "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype",),
+    "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype", "k", "M"),
+    "diag": ("k",),
     "roll": ("shift", "axis"), "argsort": ("kind",), "searchsorted": ("side", "sorter"),
     "squeeze": ("axis",), "count_nonzero": ("axis", "keepdims"), "argmax": ("axis",), "argmin": ("axis",),
     "sort": ("axis", "kind"), "tensordot": ("axes",), "tril": ("k",), "triu": ("k",),

@@ -30,9 +30,9 @@ import libcst as cst
 
 from ..ssa import array_ops, build
 from ..ssa.ir import Builder, Value
-from ..ssa.types import I64
+from ..ssa.types import F64, I64
 from . import py_lists
-from .py_arrays import ExprLowerer, arr_op
+from .py_arrays import ExprLowerer, arr_op, diagonal_offset
 from .py_common import Env
 from .py_module import dotted_source
 from .py_intrinsics import PAIRS, PART_NAMES, pair_part
@@ -67,6 +67,19 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         return kron(lw, node, lw.array(args[0], b, env), lw.array(args[1], b, env), b)
     x = lw.array(args[0], b, env)
     rank = x.type.rank  # type: ignore[attr-defined]
+    k = diagonal_offset(lw, node) if op == "diag" else 0
+    if k and rank == 1:  # np.diag(v, k): diag(v) padded to put v on the k-th diagonal
+        square = arr_op(lw, b, node, "diag", [x])
+        widths = [build.const(lw.at(b, node), w, I64) for w in ((0, k, k, 0) if k > 0 else (-k, 0, 0, -k))]
+        return arr_op(lw, b, node, "pad", [square, *widths, lw.const(b, node, 0.0, F64)], {"mode": "constant"})
+    if k and rank == 2:  # np.diag(A, k): the main diagonal of A's square part from (0, k) or (-k, 0)
+        at = lw.at(b, node)
+        rows, cols = (at.op1("dim", [x], I64, axis=a) for a in (0, 1))
+        row, col = build.const(at, max(0, -k), I64), build.const(at, max(0, k), I64)
+        side = build.math(at, "max", build.math(at, "min", build.sub(at, rows, row), build.sub(at, cols, col)),
+                          build.const(at, 0, I64))
+        x = arr_op(lw, b, node, "slice", [x, row, build.add(at, row, side), col, build.add(at, col, side)],
+                   {"axes": ["r", "r"]})
     if op == "trace" or (op == "diag" and rank == 2) or op == "diagonal":
         if rank != 2:
             raise lw.fail(node, f"np.{op} takes a matrix; this array has rank {rank}")
