@@ -1646,12 +1646,17 @@ def _spec_keys(op: Op, spec: Optional[tuple]) -> Optional[frozenset]:
 def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:
     """The operand axis whose extent is ``op``'s result's along ``axis``, for the ops that take
     an axis's extent whole: a matrix product, a transpose, an outer product, a slice's whole axis
-    (``xs[t]``, ``A[:, j]``)."""
+    (``xs[t]``, ``A[:, j]``), a vector's diagonal matrix, a square matrix's inverse or factor, a
+    solve's right-hand side."""
     name = op.name[len(P):] if op.name.startswith(P) else ""
     if name == "transpose":
         return op.operands[0], 1 - axis
-    if name == "roll":
+    if name in ("roll", "inv", "cholesky", "tril"):  # (the last three: of a square matrix, its shape)
         return op.operands[0], axis
+    if name == "solve":  # np.linalg.solve(A, B): B's shape
+        return op.operands[1], axis
+    if name == "diag" and op.operands[0].type.rank == 1:  # type: ignore[attr-defined]
+        return op.operands[0], 0
     if name == "outer":
         return op.operands[axis], 0
     if name == "matmul":

@@ -31,7 +31,7 @@ import libcst as cst
 from ..ssa import array_ops, build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import F64, I64
-from . import py_lists
+from . import py_arrays, py_extents, py_lists
 from .py_arrays import ExprLowerer, arr_op, diagonal_offset
 from .py_common import Env
 from .py_module import dotted_source
@@ -72,12 +72,15 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         square = arr_op(lw, b, node, "diag", [x])
         widths = [build.const(lw.at(b, node), w, I64) for w in ((0, k, k, 0) if k > 0 else (-k, 0, 0, -k))]
         return arr_op(lw, b, node, "pad", [square, *widths, lw.const(b, node, 0.0, F64)], {"mode": "constant"})
-    if k and rank == 2:  # np.diag(A, k): the main diagonal of A's square part from (0, k) or (-k, 0)
+    if rank == 2 and op in ("trace", "diag", "diagonal") and (k or not _evidently_square(lw, x)):
+        # np.diag(A, k): the main diagonal of A's square part from (0, k) or (-k, 0); of a matrix
+        # not evidently square, NumPy's diagonal is as long as the shorter side
         at = lw.at(b, node)
         rows, cols = (at.op1("dim", [x], I64, axis=a) for a in (0, 1))
         row, col = build.const(at, max(0, -k), I64), build.const(at, max(0, k), I64)
-        side = build.math(at, "max", build.math(at, "min", build.sub(at, rows, row), build.sub(at, cols, col)),
-                          build.const(at, 0, I64))
+        side = build.math(at, "min", build.sub(at, rows, row), build.sub(at, cols, col))
+        if k:  # (an offset past the matrix: no diagonal)
+            side = build.math(at, "max", side, build.const(at, 0, I64))
         x = arr_op(lw, b, node, "slice", [x, row, build.add(at, row, side), col, build.add(at, col, side)],
                    {"axes": ["r", "r"]})
     if op == "trace" or (op == "diag" and rank == 2) or op == "diagonal":
@@ -382,6 +385,29 @@ def _as_matrix(lw: ExprLowerer, b: Builder, node: cst.CSTNode, v: Value, row: bo
     one = lw.const(b, node, 1, I64)
     n = lw.at(b, node).op1("dim", [v], I64, axis=0)
     return arr_op(lw, b, node, "reshape", [v, one, n] if row else [v, n, one])
+
+
+def _evidently_square(lw: ExprLowerer, x: Value) -> bool:
+    """Whether the matrix ``x`` evidently has as many rows as columns: one extent along both axes
+    (``A @ A.T``, ``np.eye(n)``), or parameters' extents its annotation names alike (``"f64[n, n]"``)."""
+    rows, cols = py_arrays.extent_keys(x, 0), py_arrays.extent_keys(x, 1)
+    if rows is None or cols is None:
+        return False
+    keys = rows | cols
+    if len(keys) == 1 or py_extents.same_sum(lw, keys):
+        return True
+    shapes = lw.ctx.types.shapes
+
+    def symbol(key: object) -> Optional[str]:
+        if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], Value)):
+            return None
+        shape = shapes.get(key[0].name_hint) or ()
+        if key[0].defining_op is not None or len(shape) != key[0].type.rank:  # type: ignore[attr-defined]
+            return None  # (a parameter as it enters)
+        name = shape[key[1]].strip()
+        return name if name.isidentifier() else None
+    named = {symbol(key) for key in keys}
+    return len(named) == 1 and None not in named
 
 
 def _mode(lw: ExprLowerer, node: cst.Call, args: list) -> str:
