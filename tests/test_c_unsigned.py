@@ -143,7 +143,25 @@ def test_the_post_decrement_count_down_is_a_counted_loop(loop, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("loop", [
+    "for (size_t k = n; k-- > 1; ) s = 0.5 * s + x[k] * x[k - 1];",
+    "for (size_t k = n; k-- >= 2; ) s = 0.5 * s + x[k] * x[k - 1];",
+    "for (size_t k = n; 1 < k--; ) s = 0.5 * s + x[k] * x[k - 1];",
+])
+def test_a_count_down_to_a_constant_is_a_counted_loop_too(loop, tmp_path, capsys):
+    """``for (size_t k = n; k-- > 1; )``: the body sees n - 1 down to 1, and the decrement wraps
+    only where the test ends the loop, as for ``k-- > 0`` (probe round 10: refused as wrapping)."""
+    from source_gradients import check_command
+
+    source = _COUNT_DOWN.format(loop=loop)
+    assert "tape" not in pipeline.gradient_source(source, "t.c", "f", ["x"], "c")
+    for n in (5, 1, 0):  # (n = 0: the test wraps k and ends the loop, which runs no time)
+        check_command(tmp_path, capsys, source, "f", "x", f"n={n}", "c", "t.c")
+
+
+@pytest.mark.parametrize("loop", [
     "for (size_t i = n; i-- > 0; ) { s += x[i]; i--; }",  # the body steps it too
+    "for (size_t k = n; k-- != 1; ) s += x[k];",  # passes 1 where n is 0, and wraps
+    "for (size_t k = n; k-- >= 0; ) s += x[k];",  # always true: wraps
     "size_t i = n; for (i = n; i-- > 0; ) s += x[i];",  # the index lives on past the loop
     "for (size_t i = n; i > 0; i--) { s += x[i - 1]; i--; }",  # the body steps it too
     "for (size_t i = n; i < n + 1; i--) s += x[i - 1];",  # the test does not keep it above zero

@@ -181,11 +181,11 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
 
 
 def _counted_from_below(st: c_ast.For) -> Optional[c_ast.For]:
-    """``for (size_t i = n; i-- > 0; ) S``, C's count-down over an unsigned index, as the counted
-    loop it is, ``for (i = n - 1; i >= 0; i--) S``, where ``i`` is the loop's own and ``S`` leaves
+    """``for (size_t i = n; i-- > c; ) S``, C's count-down over an unsigned index, as the counted
+    loop it is, ``for (i = n - 1; i >= c; i--) S``, where ``i`` is the loop's own and ``S`` leaves
     it alone (the body sees the same values; the integers the IR computes in are signed, so the
     last decrement does not wrap: ``c_unsigned.counted_down``)."""
-    tested = counted_down(st.cond)
+    tested, least = counted_down(st.cond) or (None, 0)
     decls = st.init.decls if isinstance(st.init, c_ast.DeclList) else []
     if tested is None or st.next is not None or len(decls) != 1 or decls[0].name != tested.expr.name \
             or decls[0].init is None or tested.expr.name in assigned_names(st.stmt):
@@ -194,8 +194,8 @@ def _counted_from_below(st: c_ast.For) -> Optional[c_ast.For]:
     decl = copy.copy(decls[0])
     decl.init = c_ast.BinaryOp("-", decl.init, c_ast.Constant("int", "1", coord), coord)
     i = c_ast.ID(decl.name, coord)
-    return c_ast.For(c_ast.DeclList([decl], st.init.coord), c_ast.BinaryOp(">=", i, c_ast.Constant("int", "0", coord),
-                     coord), c_ast.UnaryOp("p--", c_ast.ID(decl.name, coord), coord), st.stmt, st.coord)
+    return c_ast.For(c_ast.DeclList([decl], st.init.coord), c_ast.BinaryOp(">=", i, c_ast.Constant(
+        "int", str(least), coord), coord), c_ast.UnaryOp("p--", c_ast.ID(decl.name, coord), coord), st.stmt, st.coord)
 
 
 def addressed_members(node: Optional[c_ast.Node]) -> list[str]:

@@ -244,7 +244,7 @@ class _Checker(c_ast.NodeVisitor):
             self.guarded.add(id(step))
         # for (size_t i = n; i-- > 0; ): the count-down idiom of unsigned C (see counted_down)
         declared = node.init.decls if isinstance(node.init, c_ast.DeclList) else []
-        tested = counted_down(node.cond)
+        tested = (counted_down(node.cond) or (None, 0))[0]
         if tested is not None and any(d.name == _name(tested.expr) for d in declared) \
                 and not _changes(node.stmt, _name(tested.expr)) and node.next is None:
             self.guarded.add(id(tested))
@@ -375,18 +375,27 @@ def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
     return bound is not None and (op == "!=" and bound == 0 or op == ">" and bound >= 0 or op == ">=" and bound >= 1)
 
 
-def counted_down(cond: Optional[c_ast.Node]) -> Optional[c_ast.UnaryOp]:
-    """The decrement of a test ``i-- > 0`` (``i-- != 0``, ``0 < i--``, ``i--``): it wraps ``i`` only
-    on the test that finds it 0 and ends the loop, so a loop whose ``i`` lives in its own scope
-    never shows the wrapped value; the body sees ``i`` already one less, at least 0."""
+def counted_down(cond: Optional[c_ast.Node]) -> Optional[tuple[c_ast.UnaryOp, int]]:
+    """The decrement of a test ``i-- > c`` (``i-- >= c + 1``, ``c < i--``, ``i-- != 0``, ``i--``;
+    ``c`` a constant at least 0), and the least value the body sees, ``c``: the test wraps ``i``
+    only where it finds it 0 and ends the loop, so a loop whose ``i`` lives in its own scope never
+    shows the wrapped value; the body sees ``i`` already one less, at least ``c``."""
     if isinstance(cond, c_ast.UnaryOp) and cond.op == "p--" and _name(cond.expr):
-        return cond
-    if isinstance(cond, c_ast.BinaryOp) and int_constant(cond.right, {}, set()) == 0 and cond.op in (">", "!=") \
-            and isinstance(cond.left, c_ast.UnaryOp) and cond.left.op == "p--" and _name(cond.left.expr):
-        return cond.left
-    if isinstance(cond, c_ast.BinaryOp) and int_constant(cond.left, {}, set()) == 0 and cond.op in ("<", "!=") \
-            and isinstance(cond.right, c_ast.UnaryOp) and cond.right.op == "p--" and _name(cond.right.expr):
-        return cond.right
+        return cond, 0
+    if not isinstance(cond, c_ast.BinaryOp):
+        return None
+    if isinstance(cond.left, c_ast.UnaryOp) and cond.left.op == "p--" and _name(cond.left.expr):
+        op, decrement, bound = cond.op, cond.left, int_constant(cond.right, {}, set())
+    elif isinstance(cond.right, c_ast.UnaryOp) and cond.right.op == "p--" and _name(cond.right.expr):
+        op, decrement, bound = MIRRORED.get(cond.op, cond.op), cond.right, int_constant(cond.left, {}, set())
+    else:
+        return None
+    if bound is None:
+        return None
+    if op == ">" and bound >= 0 or op == "!=" and bound == 0:
+        return decrement, bound
+    if op == ">=" and bound >= 1:
+        return decrement, bound - 1
     return None
 
 
