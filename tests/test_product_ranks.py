@@ -115,6 +115,13 @@ def f(X, y):
     return np.sum((X.T @ y) ** 2)
 """
 
+# A lower-case name times a matrix-vector product is a dot product (x was taken for a matrix, and
+# f for a function returning an array; probe round 10).
+NESTED_QUADRATIC = HEADER + """
+def f(x, A):
+    return x @ (A @ x) + 0.5 * np.sum(x * x)
+"""
+
 V, M = "array<f64,1>", "array<f64,2>"
 
 
@@ -133,9 +140,10 @@ V, M = "array<f64,1>", "array<f64,2>"
     (FLOAT_OF_PRODUCT, {"W1": M, "W2": V}),  # float(...) takes a number: two vectors, whatever the case
     (TRANSPOSED_QUADRATIC, {"x": V, "A": M}),
     (TRANSPOSED_MATRIX, {"X": M, "y": V}),
+    (NESTED_QUADRATIC, {"x": V, "A": M}),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
         "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product",
-        "transposed_quadratic", "transposed_matrix"])
+        "transposed_quadratic", "transposed_matrix", "nested_quadratic"])
 def test_the_guessed_ranks(source, expected):
     got = types(source)
     assert {k: got[k] for k in expected} == expected
@@ -157,9 +165,10 @@ def test_the_guessed_ranks(source, expected):
     (FLOAT_OF_PRODUCT, ["W1", "W2"], [arr("x", 3), arr("W1", 4, 3), arr("W2", 4)]),
     (TRANSPOSED_QUADRATIC, ["x", "A"], [arr("x", 3), arr("A", 3, 3)]),
     (TRANSPOSED_MATRIX, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
+    (NESTED_QUADRATIC, ["x", "A"], [arr("x", 3), arr("A", 3, 3)]),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
         "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product",
-        "transposed_quadratic", "transposed_matrix"])
+        "transposed_quadratic", "transposed_matrix", "nested_quadratic"])
 @pytest.mark.parametrize("target", ["py", "numba"])
 def test_gradients_match_central_differences(source, wrt, params, target):
     check_source(source, wrt, params, target=target)

@@ -14,7 +14,8 @@ this module makes the guess follow how such code is written:
   vectors in lower case: a capitalized operand is a matrix, and a lower-case left operand of a
   capitalized one a vector (``np.dot(x, W)``, ``x @ A``);
 * two lower-case names are a dot product (``np.dot(u, v)``, ``w @ w``, ``np.dot(y, alpha)`` of a
-  local ``alpha``, ``np.dot(phi, y[t - p:t])`` of a part of one), unless the product must be an
+  local ``alpha``, ``np.dot(phi, y[t - p:t])`` of a part of one, ``x @ (A @ x)`` of a matrix
+  times a vector), unless the product must be an
   array (``py_rank_uses``: ``h = w1 @ x`` later multiplied, indexed or reduced over an axis): then
   the left one is a matrix, the common ``A @ x``;
 * anything else keeps the default: the left operand a matrix, the right one a vector.
@@ -96,14 +97,21 @@ def guessed_ranks(p: Product, unknown: Callable[[cst.BaseExpression], bool], res
         left_rank = 2
     elif left_of_product or _capitalized(right):
         left_rank = 1
-    elif unknown(left) and (unknown(right) or _lower_case_name(right)) and not result_array:
-        left_rank = 1  # np.dot(u, v), w @ w, np.dot(y, alpha) of a local alpha
+    elif unknown(left) and (unknown(right) or _lower_case_name(right) or _matrix_times_vector(right)) \
+            and not result_array:
+        left_rank = 1  # np.dot(u, v), w @ w, np.dot(y, alpha) of a local alpha, x @ (A @ x)
     elif isinstance(left, cst.Name) and isinstance(right, cst.Name) and left.value == right.value \
             and not result_array:
         left_rank = 1
     else:
         left_rank = 2
     return left_rank, right_rank
+
+
+def _matrix_times_vector(e: cst.BaseExpression) -> bool:
+    """``A @ x``: a capitalized matrix times a lower-case vector, a vector by the notation."""
+    return isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.MatrixMultiply) \
+        and _capitalized(e.left) and _lower_case_name(e.right)
 
 
 def dot_by_notation(left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
