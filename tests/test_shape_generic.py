@@ -111,6 +111,15 @@ def distortion(X, C, beta):
     return total
 """
 
+# np.cumsum takes an array: the product r @ w is a vector, so r a matrix (probe round 10: 'p is
+# not an array', with a hint about indexing)
+EQUITY = """
+def equity(r, w):
+    p = r @ w
+    e = np.cumsum(p)
+    return np.sum(np.sqrt((e[1:] - e[:-1]) ** 2 + 1e-3)) - e[-1]
+"""
+
 
 @pytest.mark.parametrize(("body", "func", "param"), [
     (PAIRS, "pairs", "X"),  # an item of X is an array (np.dot of d, d = X[i] - X[j])
@@ -120,8 +129,9 @@ def distortion(X, C, beta):
     (ITEMS, "items", "E"),  # E[i] with i an item of an integer array... a row, summed
     (SQUARES, "squares", "v"),  # v * v has an axis 1, and v is its only operand
     (COMPONENTS, "components", "pos"),  # d[0] of d = pos[i] - pos[j]
+    (EQUITY, "equity", "r"),  # np.cumsum(r @ w)
 ], ids=["dot_of_rows", "centres", "rows_of_points", "axis_1", "rows_of_items", "elementwise_axis",
-        "components_of_rows"])
+        "components_of_rows", "cumulative_sum"])
 def test_the_uses_give_a_matrix(body, func, param):
     assert param_types(body, func)[param] == "array<f64,2>"
 
@@ -309,7 +319,8 @@ def test_a_reduced_value_that_reaches_max_proves_nothing_of_its_operands():
     (COMPONENTS, "components", [ParamSpec("pos", "array", (4, 2))], ["pos"]),
     (CENTRES, "distortion", [ParamSpec("X", "array", (4, 2)), ParamSpec("C", "array", (3, 2)),
                              ParamSpec("beta", "float")], ["X", "C", "beta"]),
-], ids=["dot_of_rows", "axis_1", "rows_of_items", "components_of_rows", "centres"])
+    (EQUITY, "equity", [ParamSpec("r", "array", (5, 3)), ParamSpec("w", "array", (3,))], ["r", "w"]),
+], ids=["dot_of_rows", "axis_1", "rows_of_items", "components_of_rows", "centres", "cumulative_sum"])
 def test_gradients_with_ranks_from_uses_match_central_differences(body, func, params, wrt):
     grad, _ = gradient(body, func, wrt)
     for seed in range(2):

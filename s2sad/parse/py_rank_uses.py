@@ -252,6 +252,9 @@ class RankUses:
                 self.need(a, 1)
         elif intr.op == "ravel":  # flattened to a vector (np.meshgrid's inputs): an array, as a rule
             self.need(args[0], 1)
+        elif intr.op in ("cumsum", "cumprod", "sort", "argsort", "argmax", "argmin"):
+            # along an axis of an array (np.cumsum(r @ w): the product a vector, r a matrix)
+            self.need(args[0], axis + 1 if axis is not None else 1)
 
     # -- how a need travels -----------------------------------------------------------------
     def need(self, expr: cst.BaseExpression, rank: int) -> None:
