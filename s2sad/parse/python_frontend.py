@@ -63,6 +63,7 @@ from .py_list_results import return_list_arrays
 from .py_list_starts import start_lists_empty
 from .py_module_arrays import inline_module_arrays
 from .py_rebound_lists import rename_rebound_lists
+from .py_fresh_updates import rebind_fresh_updates
 from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
@@ -267,6 +268,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         build_lists_at_the_back,  # v.insert(0, x): v.append(x), v read reversed
         lambda i, at: return_list_arrays(i, at, func),  # return ys, ts of lists: np.array(ys), np.array(ts)
         rename_rebound_lists,  # v = []; ...; v = np.array(v): v_array from there on
+        rebind_fresh_updates,  # ll = np.log(y); ll += a: ll = ll + a
         lambda i, at: pass_list_items(i, at, func),  # forward(params, X) of params = [(W1, b1)]: its items
         unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
         lambda i, at: rewrite_dicts(i, at, func),  # params = {"a": a}: params_a = a
