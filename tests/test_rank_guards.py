@@ -19,6 +19,7 @@ import textwrap
 import numpy as np
 import pytest
 from fd import ParamSpec, central_difference, check_gradient
+from source_gradients import check_command
 
 from s2sad.pipeline import parse_source
 from s2sad import pipeline
@@ -529,6 +530,15 @@ def test_c_output_refuses_a_number_numpy_would_take_as_an_array():
     assert "the kind of parameter 'b' is not evident in 'f' (its use in NumPy operations takes an array" in text
     assert 'hint: annotate W: "f64[m, n]" (or W: "f64[n]" for a vector)' in text
     assert text.count("error:") == 3
+
+
+def test_literal_einsum_subscripts_fix_the_ranks(tmp_path, capsys):
+    """``np.einsum("ij,j->", A, x)``: NumPy refuses any other rank, so C output takes them as
+    evident (probe round 10: 'the rank of parameter A is not evident')."""
+    source = HEADER + "def f(A, x):\n    return np.einsum(\"ij,j->\", A, x) + np.sum(x * x)\n"
+    assert assumed(source[len(HEADER):], "f") == {}
+    for target in ("c", "py"):
+        check_command(tmp_path, capsys, source, "f", "A,x", "A=3x4,x=4", target)
 
 
 def test_c_output_of_evident_kinds_is_unchanged():

@@ -380,7 +380,8 @@ def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[
         return list(zip(args, (2, 1)))
     if op == "einsum":
         terms = _einsum_terms(args)
-        return [(a, len(t)) for a, t in zip(args[1:], terms[0]) if t] if terms else []
+        return [(a, len(t.replace(".", ""))) for a, t in zip(args[1:], terms[0]) if t.replace(".", "")] \
+            if terms else []
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
         if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:  # np.vstack([x ** k for k in ...])
@@ -1064,6 +1065,10 @@ class _Inference:
                     self.item_use(args[0])
                     continue
                 self.matrix_use(a) if rank == 2 else self.array_use(a, rank)
+            terms = _einsum_terms(args) if intr.op == "einsum" else None
+            for a, term in zip(args[1:], terms[0] if terms else ()):
+                if isinstance(a, cst.Name) and a.value in self.param_names and "." not in term:
+                    self.evidence(a.value).exact_rank = len(term)  # "ij,j->": NumPy refuses other ranks
         for a in args:
             self.expr(a, int_ctx and intr.keeps_int)
 
