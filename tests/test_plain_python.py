@@ -299,6 +299,32 @@ def test_print_and_logging_are_left_out():
     assert ns["grad_f"](0.3) == pytest.approx(math.exp(0.3) * 1.3)
 
 
+def test_a_print_of_numpy_queries_is_left_out_and_one_that_moves_a_generator_is_not():
+    """``print("shape", np.shape(x))`` only reports (probe round 10: refused, as if np.shape were
+    a function of the file); ``np.random.rand()`` moves the generator's state, and ``out=`` writes."""
+    src = """
+        import numpy as np
+
+        def f(x):
+            print("shape", np.shape(x), np.ndim(x), np.round(np.sum(x), 2), np.linalg.norm(x))
+            return np.sum(x ** 2)
+    """
+    text, ns = _gradient(src, "f", ["x"])
+    assert "print" not in text
+    x, d_x = np.array([0.5, -1.0, 2.0]), np.zeros(3)
+    ns["grad_f"](x, d_x)
+    np.testing.assert_allclose(d_x, 2 * x)
+    for argument in ("np.random.rand()", "np.exp(x, out=x)"):
+        moving = f"""
+            import numpy as np
+
+            def f(x):
+                print({argument})
+                return np.sum(x ** 2)
+        """
+        assert "print(...) is left out of the gradient" in _refusal(moving, "f", ["x"])
+
+
 @pytest.mark.parametrize("decorator, kind", [
     ('@numba.njit("f8(f8[:], f8[:])")', "vector"),
     ("@numba.jit(float64(float64[:, :], float64[:, :]), nopython=True)", "matrix"),

@@ -1038,7 +1038,8 @@ class ExprLowerer(PyMpi):
                             "differentiates': ufuncs, reductions, products, linear algebra), or as a loop")
         if canonical == "builtins.print":  # a print statement with an argument that changes something
             raise self.fail(node, "print(...) is left out of the gradient, so its arguments must not change "
-                            "anything: here one calls a function of the file or a method",
+                            "anything: here one calls a function of the file, a method, a random generator or "
+                            "a function given out=",
                             hint="call it before print, into a variable, and print the variable")
         if canonical is not None and canonical.startswith("builtins."):
             raise self.fail(node, f"the built-in function '{src}' is not supported",

@@ -105,8 +105,11 @@ _BUILTIN_EXCEPTIONS = frozenset({
 
 def lib_pure(canonical: Optional[str]) -> bool:
     """Whether a call of the library function ``canonical`` has no effect but its value (the
-    math and NumPy functions s2sad knows; a user function or a method may write an array)."""
-    return canonical is not None and (lib.lookup(canonical) is not None or canonical in _PURE_BUILTINS)
+    math and NumPy functions s2sad knows, and NumPy's others but its random generators, whose
+    state a call moves, as long as no ``out=`` is given; a user function or a method may write an
+    array)."""
+    return canonical is not None and (lib.lookup(canonical) is not None or canonical in _PURE_BUILTINS or (
+        canonical.startswith(("numpy.", "math.")) and not canonical.startswith("numpy.random.")))
 
 
 _PURE_BUILTINS = frozenset({"builtins.len", "builtins.str", "builtins.repr", "builtins.format", "builtins.sum",
@@ -495,7 +498,8 @@ class FunctionLowerer(StructuredLowering):
         so they need not be code s2sad differentiates)."""
         for n in walk(call):  # an argument that changes something must still run: lowered as a call
             if isinstance(n, cst.NamedExpr) or (n is not call and isinstance(n, cst.Call) and not (
-                    lib_pure(self.ctx.info.canonical_name(n.func, self.ctx.locals)))):
+                    lib_pure(self.ctx.info.canonical_name(n.func, self.ctx.locals))
+                    and all(a.keyword is None or a.keyword.value != "out" for a in n.args))):
                 return False
         canonical = self.ctx.info.canonical_name(call.func, self.ctx.locals)
         if canonical == "builtins.print" or (canonical or "").startswith("logging."):
