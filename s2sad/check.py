@@ -395,7 +395,12 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
                                   f"loop bounds, such as one read from another array): give its shape with "
                                   f"--sizes {p.name}=N (e.g. --sizes {p.name}={example}), large enough for every "
                                   "index the function reads at the integer values chosen")
-        if p.kind == "float" and p.generic is not None and (p.name in settings.sizes or p.generic[0] > 0):
+        if p.kind == "array" and p.generic is not None and p.generic[0] == 0 and p.name not in settings.sizes \
+                and p.dtype.kind == "f":
+            # a shape-generic parameter typed an array where it meets one (R = s * np.eye(2)): a
+            # number, which it may always be, as for one typed a number (--sizes gives it a shape)
+            values[p.name] = float(p.dtype.type(rng.uniform(settings.low, settings.high)))
+        elif p.kind == "float" and p.generic is not None and (p.name in settings.sizes or p.generic[0] > 0):
             # a shape-generic number given a shape (--sizes b=3), or one that must be an array
             values[p.name] = rng.uniform(settings.low, settings.high, _shape(p, settings, None)).astype(p.dtype)
         elif p.kind == "float" and not (p.wrt or p.shadowed) and p.name in (defaults or {}):

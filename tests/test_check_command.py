@@ -381,6 +381,16 @@ def rows(X, b, n: int):
     for i in range(n):
         s += np.sum(np.tanh(X[i] + b))
     return s
+
+
+def kalman(H, s, m: int):
+    R = s * np.eye(2)
+    P = np.eye(3)
+    for k in range(m):
+        S = H @ P @ H.T + R
+        K = P @ H.T @ np.linalg.inv(S)
+        P = P - K @ H @ P
+    return np.sum(P)
 """
 
 
@@ -418,6 +428,17 @@ def test_shape_generic_parameters_among_others_keep_the_arguments_in_place(gener
         capsys.readouterr().err
     rows = _rows(capsys.readouterr().out)
     assert set(rows) == {"X", "b"} and all(r[2] == "ok" for r in rows.values()), rows
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_shape_generic_parameter_typed_an_array_is_passed_a_number(generic_py, capsys, target):
+    """s of s * np.eye(2), typed an array where it meets the matrices of the loop: a number by
+    default too (probe round 10: drawn 4x4, and the primal failed to broadcast), a shape with --sizes."""
+    for sizes in ("H=2x3,m=3", "H=2x3,m=3,s=2x2"):
+        assert main(["check", generic_py, "--func", "kalman", "--wrt", "H,s", "--target", target,
+                     "--sizes", sizes]) == 0, capsys.readouterr().err
+        rows = _rows(capsys.readouterr().out)
+        assert set(rows) == {"H", "s"} and all(r[2] == "ok" for r in rows.values()), rows
 
 
 def test_a_wrong_shape_generic_adjoint_is_a_mismatch(generic_py, capsys, monkeypatch):
