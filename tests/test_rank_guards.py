@@ -541,6 +541,33 @@ def test_literal_einsum_subscripts_fix_the_ranks(tmp_path, capsys):
         check_command(tmp_path, capsys, source, "f", "A,x", "A=3x4,x=4", target)
 
 
+def test_a_helper_that_takes_numbers_only_makes_its_arguments_numbers(tmp_path, capsys):
+    """``g(b)`` where g computes ``math.sin(y)``, or tests ``abs(step) < tol`` of its parameters in
+    a Newton loop: b is a number, in the caller as in the helper, so C output takes it as evident
+    (probe round 10: 'the kind of parameter b is not evident')."""
+    source = HEADER + textwrap.dedent("""\
+        def g(y):
+            return math.sin(y)
+
+
+        def solve(M, e):
+            E = M
+            for it in range(20):
+                step = (E - e * np.sin(E) - M) / (1 - e * np.cos(E))
+                E = E - step
+                if abs(step) < 1e-12:
+                    break
+            return E
+
+
+        def f(b, M, e):
+            return g(b) + np.sqrt(1.0 + b * b) + np.sin(solve(M, e) / 2)
+        """)
+    assert assumed(source[len(HEADER):], "f") == {}
+    for target in ("c", "py"):
+        check_command(tmp_path, capsys, source, "f", "b,M,e", "", target, extra=("--range", "0.1,0.5"))
+
+
 def test_c_output_of_evident_kinds_is_unchanged():
     source = ("def f(x, A, idx, n: int, a):\n    s = 0.0\n    for i in range(n):\n"
               "        s += A[i, 0] * x[idx[i]] * a\n    return s\n")

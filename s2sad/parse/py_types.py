@@ -70,6 +70,7 @@ class Signature:
     # (``def f(x, *, scale=2.0)``). None: all of them.
     positional: Optional[int] = None
     numpy_params: frozenset[str] = frozenset()  # (FunctionTypes.numpy_params)
+    number_params: frozenset[str] = frozenset()  # (FunctionTypes.number_params)
 
 
 @dataclass
@@ -120,6 +121,9 @@ class FunctionTypes:
     # reads (``for row in Z: row -= m`` writes rows in place at rank 2 and is dead code at rank 1).
     # Never shape-generic: their rank check stays.
     read_by_item: frozenset[str] = frozenset()
+    # Float parameters whose values reach what takes numbers only (``math.sin(y)``, an ``if``
+    # test): a caller's argument there is a number, as if the caller had passed it there itself.
+    number_params: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -551,6 +555,7 @@ class _Inference:
         # there (Signature.numpy_params): their values may be arrays.
         self.numpy_args: list[cst.BaseExpression] = []
         self.numpy_params: set[str] = set()  # (FunctionTypes.numpy_params: made by ``assumptions``)
+        self.number_params: set[str] = set()  # (FunctionTypes.number_params: made by ``assumptions``)
         # The operands of elementwise expressions used as arrays (see array_use).
         self.array_operands: list[list[str]] = []
         # The names a comprehension binds, innermost last: their types where they are read.
@@ -1619,7 +1624,7 @@ class _Inference:
         if tuple_result is not None:
             return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
                                  assumed, rank_free, reduced, tuple_result, lists, node_types, call_args,
-                                 frozenset(self.numpy_params), by_item)
+                                 frozenset(self.numpy_params), by_item, frozenset(self.number_params))
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -1639,7 +1644,7 @@ class _Inference:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
                              assumed, rank_free, reduced, None, lists, node_types, call_args,
-                             frozenset(self.numpy_params), by_item)
+                             frozenset(self.numpy_params), by_item, frozenset(self.number_params))
 
     def local_types(self, types: dict[str, Type], fixed: set[str]) -> None:
         """The types of the names not in ``fixed``, from what is assigned to them, to a fixed point."""
@@ -1849,6 +1854,8 @@ class _Inference:
         for name in self.param_names:
             t = types[name]
             ann = annotations.get(name)
+            if t.is_float and name in scalar_only:
+                self.number_params.add(name)
             if name in self.given:
                 if t.is_float and name in context and name not in scalar_only:
                     self.numpy_params.add(name)
@@ -1992,6 +1999,14 @@ class _Inference:
                     reduced.update(flow(positional_args(node)[0]))
             elif isinstance(node, cst.Call) and self.numbers_only(node):
                 scalar_only.update(*(flow(a) for a in positional_args(node)))
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                    and node.func.value in self.info.functions and node.func.value not in self.locals:
+                # g(b) where g's parameter reaches math.sin: a number there, so here
+                sig = self.call_sigs.get(node) or self.sigs.get(node.func.value)
+                if sig is not None and sig.number_params:
+                    bound, _ = bind_arguments(node, sig.name, sig.param_names, sig.positional)
+                    scalar_only.update(*(flow(a.value) for i, a in enumerate(bound)
+                                         if a is not None and sig.param_names[i] in sig.number_params))
             elif isinstance(node, (cst.If, cst.While, cst.IfExp)) and isinstance(node.test, cst.Comparison):
                 test = node.test
                 scalar_only.update(flow(test.left), *(flow(c.comparator) for c in test.comparisons))
@@ -2101,7 +2116,7 @@ def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Si
     defaults = [default_value(p.default, info) for p in params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
                      types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None,
-                     types.numpy_params)
+                     types.numpy_params, types.number_params)
 
 
 def _is_mask(t: Optional[Type]) -> bool:
