@@ -1210,3 +1210,27 @@ def test_a_generic_parameter_that_would_grow_the_rebound_array_is_refused(out):
     grad, _ = gradient(REBOUND_BESIDE_GENERIC, "f", ["q"], out)
     with pytest.raises(ValueError, match=r"must equal q.shape\[1\] \(or be 1\)"):
         grad(np.ones(3), np.zeros(3))
+
+
+# scipy's xlogy(y, p) of a guessed number y and an array p stretches y over p (arr.broadcast):
+# y is shape-generic too, its adjoint summed back to its own shape (probe round 10: y was a
+# number, and a data vector was refused at the gradient's entry)
+XLOGY = """
+from scipy.special import xlogy
+
+
+def f(a, y):
+    return np.sum(xlogy(y, np.exp(a)))
+"""
+
+
+@TARGETS
+@pytest.mark.parametrize("y", [0.7, np.array([1.0, 0.0, 3.0])], ids=["number", "vector"])
+def test_a_number_stretched_over_an_array_is_shape_generic(out, y):
+    grad, _ = gradient(XLOGY, "f", ["a", "y"], out)
+    a = np.array([0.1, 0.2, -0.3])
+    d_a, d_y = np.zeros(3), np.zeros(np.shape(y))
+    grad(a, d_a, y, d_y)
+    f = primal(XLOGY, "f")
+    np.testing.assert_allclose(d_a, central_difference(f, [a, y], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_y, central_difference(f, [a, y], 1), rtol=1e-6, atol=1e-8)

@@ -171,7 +171,8 @@ def _broadcast(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs
     # differentiated.)
     if op.attrs.get("axis") is not None:
         raise MissingRule("no derivative rule for 'arr.broadcast' along an axis")
-    return [reduce_to(b, g, op.operands[0]) if active[0] else None, None]
+    generic = _generic_operands(op)
+    return [reduce_to(b, g, op.operands[0], 0 in generic, _met(op, generic)) if active[0] else None, None]
 
 
 @rule(P + "neg")

@@ -114,8 +114,11 @@ def _float_valued(v: Value) -> bool:
 
 def _array_elementwise(op: Op, k: int) -> bool:
     """``op`` maps its operands elementwise with NumPy's broadcasting, and its adjoint reduces
-    each contribution to its operand's shape (``array_rules.reduce_to``); ``k``: the operand."""
-    return op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0)
+    each contribution to its operand's shape (``array_rules.reduce_to``); ``k``: the operand.
+    (So does ``arr.broadcast`` of a value to an array's shape, its operand 0: scipy's ``xlogy(y,
+    p)`` of a number ``y`` and an array ``p``.)"""
+    return op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0) or (
+        op.name == PREFIX + "broadcast" and k == 0 and op.attrs.get("axis") is None)
 
 
 def _array_map(op: Op) -> bool:
