@@ -581,3 +581,32 @@ def test_vanders_powers_are_exact_where_x_is_zero():
     V = np.vander(x, 4, increasing=True)
     dV = np.stack([np.zeros(4), np.ones(4), 2 * x, 3 * x ** 2], axis=1)  # d x**k / dx
     assert np.allclose(d_x, 2 * (V @ c) * (dV @ c)) and np.allclose(d_c, 2 * V.T @ (V @ c))
+
+
+# Rearranging and small arithmetic NumPy functions read as what they compute (py_spellings): each
+# was refused as 'the NumPy function is not supported'.
+REARRANGED = HEADER + """
+def vector(x: "f64[n]"):
+    y = np.flip(x) * np.flipud(x) + np.round(x, 2) + np.around(x) * x + np.deg2rad(x) + np.degrees(x) / 90.0
+    z = np.append(x, 1.5) + np.append(x[:2], x[1:])
+    w = np.tile(x[:2], 3) * np.repeat(x[:3], 2) + np.take(x, [0, 2, 1, 4, 3, 0])
+    return np.sum(np.sin(y) ** 2) + np.sum(z ** 2) + np.sum(w ** 3) + np.ptp(x) + np.sum(np.ediff1d(x) ** 2)
+
+
+def matrix(A: "f64[m, n]"):
+    return np.sum(np.take(A, [0, 5]) ** 2) + np.sum(np.take(A, [2, 0], axis=0) * A[:2]) \\
+        + np.sum(np.tile(A, 2) ** 3) + np.sum(np.repeat(A, 2) ** 2) + np.sum(np.ptp(A, axis=1) ** 2) \\
+        + np.sum(np.append(A, -1.0) ** 2) + np.sum(np.round(A, -1) * A)
+"""
+
+
+@pytest.mark.parametrize("func, sizes, targets", [("vector", "x=5", ("py", "numba", "c")),
+                                                  ("matrix", "A=3x4", ("py", "numba", "c"))])
+def test_rearranging_functions_are_read_as_what_they_compute(tmp_path, capsys, func, sizes, targets):
+    for target in targets:
+        check_command(tmp_path, capsys, REARRANGED, func, sizes[0], sizes, target)
+
+
+def test_np_flip_of_a_matrix_is_refused_where_it_is_read():
+    d = the_refusal(HEADER + 'def f(A: "f64[m, n]"):\n    return np.sum(np.flip(A) * A)\n', ["A"])
+    assert "slices with a step are supported on 1-D arrays only" in d.message

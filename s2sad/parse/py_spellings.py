@@ -17,6 +17,8 @@ array). Any other ``np.diff`` is left as it is, and refused where it is read.
 
 from __future__ import annotations
 
+import math
+
 from typing import Optional
 
 import libcst as cst
@@ -476,11 +478,126 @@ def _average(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     return cst.BinaryOperation(weighted, cst.Divide(), _np(info, "sum", weights))
 
 
+def _flip(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.flip(x)``, ``np.flip(x, axis=0)``, ``np.flipud(x)``: ``x[::-1]``, the same for a vector
+    (the only array a stepped slice is taken of: another is refused where the slice is read)."""
+    found = _one_and_axis(info, call)
+    if found is None or found[1] is not None and _literal_int(found[1], 0) != 0:
+        return None
+    return cst.Subscript(value=_grouped(found[0]), slice=[cst.SubscriptElement(cst.Slice(
+        lower=None, upper=None, step=_minus_one()))])
+
+
+def _round(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.round(x, d)`` (``np.around``; ``d`` a literal) as NumPy computes it for floats:
+    ``np.rint(x)``, ``np.rint(x * 10.0 ** d) / 10.0 ** d`` (``d < 0``: ``np.rint(x / 10.0 ** -d)
+    * 10.0 ** -d``); a step, whose derivative is 0 wherever it has one."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or not 1 <= len(positional) <= 2 or set(keywords) - {"decimals"}:
+        return None
+    digits = _literal_int(positional[1] if len(positional) > 1 else keywords.get("decimals"), 0)
+    if digits is None:
+        return None
+    x = positional[0]
+    if digits == 0:
+        return _np(info, "rint", x)
+    scale = cst.Float(repr(10.0 ** abs(digits)))
+    inward, outward = (cst.Multiply(), cst.Divide()) if digits > 0 else (cst.Divide(), cst.Multiply())
+    return cst.BinaryOperation(_np(info, "rint", cst.BinaryOperation(_grouped(x), inward, scale)), outward, scale)
+
+
+def _take(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.take(x, idx)``: ``np.ravel(x)[idx]`` (NumPy takes from the flattened array); with
+    ``axis=0``, ``x[idx]`` (a list of integers as the integer array of them)."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or len(positional) != 2 or set(keywords) - {"axis"}:
+        return None
+    axis = keywords.get("axis")
+    if axis is not None and _literal_int(axis, -1) != 0:
+        return None
+    x, idx = positional
+    if isinstance(idx, (cst.List, cst.Tuple)):
+        idx = _np(info, "array", idx.with_changes(lpar=[], rpar=[]) if isinstance(idx, cst.List) else cst.List(
+            [cst.Element(e.value) for e in idx.elements]))
+    source = _grouped(x) if axis is not None else _np(info, "ravel", x)
+    return cst.Subscript(value=source, slice=[cst.SubscriptElement(cst.Index(idx))])
+
+
+def _tile_or_repeat(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.tile(x, k)``: ``k`` copies of ``x`` joined along its last axis,
+    ``np.concatenate([x, x], axis=-1)``; ``np.repeat(x, k)``: each entry of the flattened ``x``
+    ``k`` times, ``np.ravel(np.stack([np.ravel(x), np.ravel(x)], axis=1))``; ``k`` a literal."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star or a.keyword is not None for a in call.args) or len(positional) != 2:
+        return None
+    x, count = positional[0], _literal_int(positional[1], -1)
+    if count is None or count < 1 or not repeatable(info, x):
+        return None
+    minus_one = cst.Arg(_minus_one(), keyword=cst.Name("axis"), equal=_EQUAL)
+    if info.canonical_name(call.func) == "numpy.tile":
+        return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("concatenate")),
+                        [cst.Arg(cst.List([cst.Element(x) for _ in range(count)])), minus_one])
+    copies = cst.List([cst.Element(_np(info, "ravel", x)) for _ in range(count)])
+    stacked = cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("stack")),
+                       [cst.Arg(copies), cst.Arg(cst.Integer("1"), keyword=cst.Name("axis"), equal=_EQUAL)])
+    return _np(info, "ravel", stacked)
+
+
+def _append(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.append(x, v)`` (no ``axis``): both flattened and joined, ``np.concatenate((np.ravel(x),
+    np.ravel(v)))``, a number ``v`` written as the list ``[v]``."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star or a.keyword is not None for a in call.args) or len(positional) != 2:
+        return None
+    parts = [cst.List([cst.Element(v)]) if isinstance(v, (cst.Integer, cst.Float)) or isinstance(
+        v, cst.UnaryOperation) and isinstance(v.expression, (cst.Integer, cst.Float)) else _np(info, "ravel", v)
+        for v in positional]
+    return _np(info, "concatenate", cst.Tuple([cst.Element(p) for p in parts]))
+
+
+def _peak_to_peak(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.ptp(x, axis=k)``: ``np.max(x, axis=k) - np.min(x, axis=k)``."""
+    found = _one_and_axis(info, call)
+    if found is None:
+        return None
+    x, axis, _ = found
+
+    def extreme(name: str) -> cst.Call:
+        args = [cst.Arg(x)] + ([cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL)] if axis is not None else [])
+        return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name(name)), args)
+    return cst.BinaryOperation(extreme("max"), cst.Subtract(), extreme("min"))
+
+
+def _angle(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.deg2rad(x)`` (``np.radians``) as NumPy computes it, ``x * (pi / 180)``; ``np.rad2deg(x)``
+    (``np.degrees``) ``x * (180 / pi)``."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star or a.keyword is not None for a in call.args) or len(positional) != 1:
+        return None
+    to_radians = info.canonical_name(call.func) in ("numpy.deg2rad", "numpy.radians")
+    factor = math.pi / 180.0 if to_radians else 180.0 / math.pi
+    return cst.BinaryOperation(_grouped(positional[0]), cst.Multiply(), cst.Float(repr(factor)))
+
+
+def _ediff1d(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.ediff1d(x)``: the differences of the flattened ``x``, ``np.diff(np.ravel(x))``."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star or a.keyword is not None for a in call.args) or len(positional) != 1:
+        return None
+    return _diff(info, _np(info, "diff", _np(info, "ravel", positional[0])))
+
+
 _SPELLED = {"numpy.diff": _diff, "numpy.average": _average, "scipy.special.logsumexp": _logsumexp,
             "numpy.trapezoid": _trapezoid, "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept,
             "scipy.special.softmax": _softmax, "scipy.special.log_softmax": _log_softmax,
             "numpy.all": _all_or_any, "numpy.any": _all_or_any, "numpy.meshgrid": _meshgrid,
-            "numpy.vander": _vander}
+            "numpy.vander": _vander, "numpy.flip": _flip, "numpy.flipud": _flip, "numpy.round": _round,
+            "numpy.around": _round, "numpy.take": _take, "numpy.tile": _tile_or_repeat,
+            "numpy.repeat": _tile_or_repeat, "numpy.append": _append, "numpy.ptp": _peak_to_peak,
+            "numpy.deg2rad": _angle, "numpy.radians": _angle, "numpy.rad2deg": _angle, "numpy.degrees": _angle,
+            "numpy.ediff1d": _ediff1d}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:
