@@ -122,6 +122,13 @@ def f(x, A):
     return x @ (A @ x) + 0.5 * np.sum(x * x)
 """
 
+# w.T @ w of a lower-case w: the formula's squared norm, w a vector (its .T made it a matrix, and
+# the natural call with a vector was refused at entry)
+TRANSPOSED_SQUARE = HEADER + """
+def f(w, X):
+    return 0.5 * (w.T @ w) + np.sum(np.log1p(np.exp(-(X @ w))))
+"""
+
 V, M = "array<f64,1>", "array<f64,2>"
 
 
@@ -141,9 +148,10 @@ V, M = "array<f64,1>", "array<f64,2>"
     (TRANSPOSED_QUADRATIC, {"x": V, "A": M}),
     (TRANSPOSED_MATRIX, {"X": M, "y": V}),
     (NESTED_QUADRATIC, {"x": V, "A": M}),
+    (TRANSPOSED_SQUARE, {"w": V, "X": M}),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
         "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product",
-        "transposed_quadratic", "transposed_matrix", "nested_quadratic"])
+        "transposed_quadratic", "transposed_matrix", "nested_quadratic", "transposed_square"])
 def test_the_guessed_ranks(source, expected):
     got = types(source)
     assert {k: got[k] for k in expected} == expected
@@ -166,9 +174,10 @@ def test_the_guessed_ranks(source, expected):
     (TRANSPOSED_QUADRATIC, ["x", "A"], [arr("x", 3), arr("A", 3, 3)]),
     (TRANSPOSED_MATRIX, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
     (NESTED_QUADRATIC, ["x", "A"], [arr("x", 3), arr("A", 3, 3)]),
+    (TRANSPOSED_SQUARE, ["w", "X"], [arr("w", 3), arr("X", 4, 3)]),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
         "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product",
-        "transposed_quadratic", "transposed_matrix", "nested_quadratic"])
+        "transposed_quadratic", "transposed_matrix", "nested_quadratic", "transposed_square"])
 @pytest.mark.parametrize("target", ["py", "numba"])
 def test_gradients_match_central_differences(source, wrt, params, target):
     check_source(source, wrt, params, target=target)

@@ -9,7 +9,7 @@ this module makes the guess follow how such code is written:
 
 * a chain ``a @ B @ c`` (a product whose left operand is itself a product) is a bilinear form:
   ``a`` and ``c`` vectors, ``B`` a matrix, and so is ``a.T @ B @ c`` (the formula's transpose of a
-  vector, which NumPy leaves as it is);
+  vector, which NumPy leaves as it is); ``w.T @ w`` of a lower-case ``w`` is its squared norm;
 * mathematical notation names matrices with a capital letter (``A``, ``W1``, ``Sigma``) and
   vectors in lower case: a capitalized operand is a matrix, and a lower-case left operand of a
   capitalized one a vector (``np.dot(x, W)``, ``x @ A``);

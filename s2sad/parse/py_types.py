@@ -703,10 +703,13 @@ class _Inference:
         self.products[id(node)] = Product(node, left, right)
         if product_operands(left, lambda f: self.info.canonical_name(f, self.locals)) is not None:
             self.left_products.add(id(left))
-        transposed = transposed_name(left) if id(node) in self.left_products else None
-        if transposed is not None:
+        transposed = transposed_name(left)
+        if transposed is not None and (id(node) in self.left_products or (
+                isinstance(right, cst.Name) and right.value == transposed.value.value  # type: ignore[attr-defined]
+                and right.value[:1].islower())):
             # x.T @ A @ x: a bilinear form's left vector, transposed the way the formula is
-            # written (a vector's .T is itself): its .T proves no matrix
+            # written (a vector's .T is itself): its .T proves no matrix; so is w.T @ w of a
+            # lower-case w, the notation's squared norm
             self.bilinear_transposes.add(id(transposed))
 
     def resolve_products(self, annotations: dict) -> None:
