@@ -258,9 +258,8 @@ def test_gradient_matches_finite_differences(case, target, level):
     """, "prog.py:10:5", "'e' is a view of this array (NumPy shares their memory)"),
     ("""
     def f(x: "f64[n]", s: float = 1.0):
-        y = np.tanh(x) if s > 0 else np.sin(x)
-        return np.sum(y)
-    """, "prog.py:8:9", "choosing between arrays with a conditional expression is not supported"),
+        return np.sum(np.tanh(x) if s > 0 else np.sin(x))
+    """, "prog.py:8:19", "choosing between arrays with a conditional expression is not supported"),
 ])
 def test_what_stays_refused_is_a_located_error(source, where, message):
     # (A helper rebinding v = v + y to x's copy is no longer here: its callers show the extents
@@ -270,6 +269,24 @@ def test_what_stays_refused_is_a_located_error(source, where, message):
     text = info.value.render()
     assert f"{where}: error: {message}" in text, text
     assert "hint:" in text
+
+
+# An assignment of a conditional expression between arrays is the if statement that assigns each
+# branch's array (refused before: 'choosing between arrays with a conditional expression').
+CHOSEN = HEADER + textwrap.dedent("""
+    def f(x: "f64[n]", s: float):
+        y = np.tanh(x) if s > 0 else np.sin(x) * s
+        w = y * 2.0 if s < 0.5 else x * y
+        return np.sum(y ** 2) + np.sum(w * x)
+""")
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_an_array_assigned_a_conditional_expression_is_chosen_by_an_if(target, tmp_path, capsys):
+    from source_gradients import check_command
+
+    for bounds in ("0.1,0.4", "0.6,0.9", "-0.9,-0.2"):  # each pair of branches
+        check_command(tmp_path, capsys, CHOSEN, "f", "x,s", "x=4", target, extra=("--range", bounds))
 
 
 RNN = HEADER + textwrap.dedent("""

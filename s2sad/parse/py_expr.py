@@ -609,12 +609,12 @@ class ExprLowerer(PyMpi):
 
     def if_exp_branch(self, node: cst.IfExp, branch: cst.BaseExpression, b: Builder, env: Env) -> Value:
         """A branch of ``a if c else b``: a number (arrays are chosen by an ``if`` statement, whose
-        branches each fill the variable: ``py_lower``)."""
+        branches each fill the variable: ``py_lower``, where ``y = a if c else b`` is one)."""
         v = self.value(branch, b, env)
         if isinstance(v.type, ArrayType):
             raise self.fail(node, "choosing between arrays with a conditional expression is not supported",
-                            hint="write it as an if statement that assigns the array in each branch "
-                            "(if c: y = ...  else: y = ...)")
+                            hint="assign it to a variable of its own (y = a if c else b), which is the if "
+                            "statement that assigns the array in each branch")
         return self.scalar_value(branch, v)
 
     # -- arrays -------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ on control flow is poisoned and reported when read.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Union
 
@@ -429,7 +430,10 @@ class FunctionLowerer(StructuredLowering):
     # -- statements ---------------------------------------------------------------------------
     def stmt(self, st: cst.CSTNode, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
         b.loc = self.locator.loc(st)
-        if isinstance(st, cst.Assign):
+        chosen = self.array_chosen(st)
+        if chosen is not None:
+            self.if_stmt(chosen, b, env, loop, [], into_then=False)
+        elif isinstance(st, cst.Assign):
             self.assign(st, b, env)
         elif isinstance(st, cst.AugAssign):
             self.aug_assign(st, b, env)
@@ -574,6 +578,31 @@ class FunctionLowerer(StructuredLowering):
         return [(self.ex.value(value, b, env), value)]
 
     # -- assignment ---------------------------------------------------------------------------
+    def array_chosen(self, st: cst.CSTNode) -> Optional[cst.If]:
+        """``y = A if c else B`` of arrays as the ``if`` statement that assigns ``y`` in each
+        branch, as written out by hand (an array variable is filled by the branch taken; a select
+        would compute both), its nodes placed where the assignment's are; None for anything else
+        (a number's conditional expression is a select)."""
+        if not (isinstance(st, cst.Assign) and isinstance(st.value, cst.IfExp) and len(st.targets) == 1
+                and isinstance(st.targets[0].target, cst.Name)
+                and isinstance(self.types.vars.get(st.targets[0].target.value), ArrayType)):
+            return None
+        choice, target = st.value, st.targets[0].target
+        at = self.locator.positions[st]
+        placed: dict = {}
+
+        def branch(value: cst.BaseExpression) -> cst.IndentedBlock:
+            name = cst.Name(target.value)
+            assign = cst.Assign(targets=[cst.AssignTarget(name)], value=value)
+            line = cst.SimpleStatementLine([assign])
+            placed.update({name: self.locator.positions[target], assign: at, line: at})
+            return cst.IndentedBlock([line])
+        chosen = cst.If(test=choice.test, body=branch(choice.body), orelse=cst.Else(branch(choice.orelse)))
+        placed[chosen] = at
+        placed[chosen.orelse] = self.locator.positions[choice.orelse]
+        self.locator.positions = ChainMap(placed, self.locator.positions)  # type: ignore[assignment]
+        return chosen
+
     def assign(self, st: cst.Assign, b: Builder, env: Env) -> None:
         if self.ex.mpi_request_list(st, b, env):  # reqs = [comm.Isend(...), comm.Irecv(...)]
             return
