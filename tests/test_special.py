@@ -142,6 +142,10 @@ _ARRAY_HELPERS = {
     "prod_of_others": np.array([2.0, 0.0, 3.0, 5.0]),
     "prod_of_others_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
     "cumsum_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
+    # a matrix reduced along its rows (Numba's np.max, np.min, np.prod take no axis)
+    "max_of_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
+    "min_of_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
+    "prod_of_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
     # np.interp's adjoints: points before, at, between and past the breakpoints
     "interp_weights": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
                        np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
