@@ -1528,3 +1528,52 @@ def test_math_fsum_is_a_sum(tmp_path, capsys, target):
     from source_gradients import check_command
 
     check_command(tmp_path, capsys, FSUM, "f", "x", "n=5", target)
+
+
+# Probe leftovers: a named list read at the counter of a loop over a constant range (len() of the
+# list, arithmetic of the counter, an if the counter decides): each pass picks its item.
+COUNTED_LAYERS = """
+import numpy as np
+
+
+def f(X: "f64[n, d]", W1, b1, W2, b2, W3, b3):
+    Ws = [W1, W2, W3]
+    bs = (b1, b2, b3)
+    h = X
+    for i in range(len(Ws)):
+        h = h @ Ws[i] + bs[i]
+        if i < len(Ws) - 1:
+            h = np.tanh(h)
+    s = 0.0
+    for k in range(1, 3):
+        s += np.sum(Ws[k - 1] ** 2) * k
+    return np.sum(h ** 2) + 0.1 * s
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_named_list_read_at_a_counter_of_a_constant_range_is_unrolled(target):
+    from source_gradients import arr, check_source
+
+    params = [arr("X", 5, 3), arr("W1", 3, 4), arr("b1", 4), arr("W2", 4, 4), arr("b2", 4),
+              arr("W3", 4, 2), arr("b3", 2)]
+    source = COUNTED_LAYERS
+    if target == "numba":  # (Numba guesses biases numbers)
+        source = source.replace('def f(X: "f64[n, d]", W1, b1, W2, b2, W3, b3):',
+                                'def f(X: "f64[n, d]", W1, b1: "f64[a]", W2, b2: "f64[b]", W3, b3: "f64[c]"):')
+    text = check_source(source, ["W1", "b1", "W2", "b3"], params, target)
+    body = text.split('"""')[-1]
+    assert "Ws" not in body.replace("Ws[i]", "").replace("Ws[k - 1]", "") and "range" not in body, text
+
+
+@pytest.mark.parametrize("loop", [
+    "for i in range(4):\n        h = h @ Ws[i] + bs[i]",  # (a pass past the list's end)
+    "for i in range(len(Ws)):\n        h = h @ Ws[i] + bs[i]\n        if i > 5:\n            break",
+    "for i in range(len(Ws)):\n        h = h @ Ws[i] + bs[i]\n        i = 2",
+])
+def test_a_counter_that_unrolling_would_misread_leaves_the_list_refused(loop):
+    written = "for i in range(len(Ws)):\n        h = h @ Ws[i] + bs[i]\n        if i < len(Ws) - 1:\n"
+    source = COUNTED_LAYERS.replace(written + "            h = np.tanh(h)", loop)
+    assert loop in source
+    text = _refusal(source, "f", ["W1"])
+    assert "error:" in text, text

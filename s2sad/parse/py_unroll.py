@@ -8,13 +8,17 @@ at most ``MOST_ITEMS`` items, each a name or a constant (or, for a tuple target,
 many), none of which the body assigns (Python takes the items before the first pass), and a loop
 with no ``else`` and no ``break`` or ``continue`` of its own. So is a loop over a local that names
 such a list (``layers = [(W1, b1), (W2, b2)]`` then ``for W, b in layers:``), where the local is
-assigned once and only loops read it, each of which unrolls: the assignment goes. Any other such
-loop stays as written. The copies of the body stand where the body stands (every node placed where the node
-it copies is), so a located error points at the source line once.
+assigned once and only loops read it, each of which unrolls: the assignment goes. So is a loop
+over a range of constant bounds whose counter indexes such a list (``Ws = [W1, W2, W3]`` then
+``for i in range(len(Ws)): h = np.tanh(Ws[i] @ h)``): each pass binds the counter to its number
+and reads the item it picks. Any other such loop stays as written. The copies of the body stand
+where the body stands (every node placed where the node it copies is), so a located error points
+at the source line once.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import ChainMap
 from typing import Optional
 
@@ -31,11 +35,11 @@ def unroll_literal_loops(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     """Unroll the loops over literal lists in every function of ``info``; the new nodes' positions."""
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
-        named = _named_lists(fn)
+        named, ranges = _named_lists_and_ranges(fn)
         if not named and not any(isinstance(n, cst.For) and literal_of(n.iter, {}) is not None
                                  or _summed_over_literal(n) is not None for n in walk(fn)):
             continue
-        rewriter = _Unroller(positions, new_positions, named)
+        rewriter = _Unroller(positions, new_positions, named, ranges)
         out = fn.visit(rewriter)
         if rewriter.changed:
             info.functions[name] = out  # type: ignore[assignment]
@@ -160,22 +164,82 @@ def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     name -> the literal, each item a name the function never assigns (so the list holds what it is
     read as) or a constant. The assignment goes where the loops are unrolled (a
     list no longer read at all, its items passed to a helper instead, goes too)."""
+    return _named_lists_and_ranges(fn)[0]
+
+
+def _named_lists_and_ranges(fn: cst.FunctionDef) -> tuple[dict[str, cst.BaseExpression], dict[cst.For, list[int]]]:
+    """``_named_lists``, and the loops over constant ranges whose counters index them (``for i in
+    range(len(Ws)): ... Ws[i] ...``): loop -> the counter's values, each pass's index in range."""
     candidates = literal_lists(fn)
+    lengths = {name: len(lit.elements) for name, lit in candidates.items()}  # type: ignore[attr-defined]
+    picks = _counter_indexes(fn.body, lengths, {})
     found: dict[str, cst.BaseExpression] = {}
+    ranges: dict[cst.For, list[int]] = {}
     for name, literal in candidates.items():
         # the loops over it (directly, or zipped or enumerated with other such lists), and len(name)
-        loops = [n for n in walk(fn.body) if isinstance(n, cst.For)
+        loops = [n for n in walk(fn.body) if isinstance(n, cst.For) and _range_values(n.iter, lengths) is None
                  and any(isinstance(w, cst.Name) and w.value == name for w in all_names(n.iter))]
         in_loops = sum(1 for loop in loops for w in all_names(loop.iter) if w.value == name)
-        length = len(literal.elements)  # type: ignore[attr-defined]
+        length = lengths[name]
         counted = sum(1 for n in walk(fn.body) if _counts(n, name) or _indexes(n, name, length)
                       or _unpacks(n, name, length))
+        mine = [(node, counters) for node, counters in picks if node.value.value == name]  # type: ignore[attr-defined]
         uses = sum(1 for n in all_names(fn.body) if n.value == name)
-        if uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
+        if uses == in_loops + counted + len(mine) + 1 and _bound_once(fn, name) and all(
                 (lit := literal_of(loop.iter, candidates)) is not None
-                and _items(loop.with_changes(iter=lit)) is not None for loop in loops):
+                and _items(loop.with_changes(iter=lit)) is not None for loop in loops) and all(
+                _picks_in_range(node, counters, lengths) for node, counters in mine):
             found[name] = literal  # (each loop unrolls: the assignment can go)
-    return found
+            ranges.update({loop: values for _, counters in mine for values, loop in counters.values()})
+    return found, ranges
+
+
+def _range_values(iterated: cst.BaseExpression, lengths: dict[str, int]) -> Optional[list[int]]:
+    """The numbers of ``range(...)`` written with integer constants and ``len`` of named lists (at
+    most ``MOST_ITEMS``); else None."""
+    if not (isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name) and iterated.func.value == "range"
+            and 1 <= len(iterated.args) <= 3 and not any(a.star or a.keyword for a in iterated.args)):
+        return None
+    bounds = [_integer_value(a.value, lengths=lengths) for a in iterated.args]
+    if any(b is None for b in bounds) or (len(bounds) == 3 and bounds[2] == 0):
+        return None
+    values = list(range(*bounds))  # type: ignore[arg-type]
+    return values if len(values) <= MOST_ITEMS else None
+
+
+def _counter_indexes(node: cst.CSTNode, lengths: dict[str, int], counters: dict
+                     ) -> list[tuple[cst.Subscript, dict[str, tuple[list[int], cst.For]]]]:
+    """Each ``name[e]`` of a named list whose index is arithmetic of the counters of loops around
+    it over constant ranges (loops with no ``else``, jump or assignment of their counter), with the
+    counters it reads: counter -> (its values, its loop)."""
+    out = []
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, cst.For) and isinstance(child.target, cst.Name) and child.orelse is None \
+                and (values := _range_values(child.iter, lengths)) is not None and not _jumps(child.body) \
+                and child.target.value not in assigned_names([child.body]):
+            out += _counter_indexes(child.body, lengths, {**counters, child.target.value: (values, child)})
+            continue
+        if isinstance(child, cst.Subscript) and isinstance(child.value, cst.Name) and child.value.value in lengths \
+                and len(child.slice) == 1 and isinstance(child.slice[0].slice, cst.Index):
+            read = {w.value for w in all_names(child.slice[0].slice.value)}
+            if read and read <= set(counters):
+                out.append((child, {c: counters[c] for c in read}))
+        out += _counter_indexes(child, lengths, counters)
+    return out
+
+
+def _picks_in_range(node: cst.Subscript, counters: dict, lengths: dict[str, int]) -> bool:
+    """Every number the index of ``node`` takes, over its counters' values, picks an item."""
+    index = node.slice[0].slice.value  # type: ignore[attr-defined]
+    length = lengths[node.value.value]  # type: ignore[attr-defined]
+    names = list(counters)
+    for values in itertools.product(*(counters[c][0] for c in names)):
+        k = _integer_value(index, dict(zip(names, values)), lengths)
+        if k is None or not -length <= k < length:
+            return False
+    return True
 
 
 def literal_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
@@ -236,9 +300,11 @@ def _jumps(node: cst.CSTNode) -> bool:
 
 
 class _Unroller(PlacedRewriter):
-    def __init__(self, positions, new_positions: dict, named: dict[str, cst.BaseExpression]):
+    def __init__(self, positions, new_positions: dict, named: dict[str, cst.BaseExpression],
+                 ranges: dict[cst.For, list[int]]):
         super().__init__(positions, new_positions)
         self.named = named  # weights = [W1, W2]: the lists named loops run over
+        self.ranges = ranges  # for i in range(len(weights)): ... weights[i]: the numbers i takes
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):  # type: ignore[override]
         target = original.targets[0].target if len(original.targets) == 1 else None
@@ -290,8 +356,8 @@ class _Unroller(PlacedRewriter):
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         """``layers[-1]`` of a named list: that item, as the list spells it."""
         for name, lit in self.named.items():
-            if _indexes(original, name, len(lit.elements)):  # type: ignore[attr-defined]
-                item = lit.elements[_constant_part(original, len(lit.elements))].value  # type: ignore
+            if _indexes(updated, name, len(lit.elements)):  # type: ignore[attr-defined]
+                item = lit.elements[_constant_part(updated, len(lit.elements))].value  # type: ignore
                 copy = item.deep_clone()
                 for n in walk(copy):
                     self.place(n, original)
@@ -301,6 +367,8 @@ class _Unroller(PlacedRewriter):
 
     def leave_For(self, original: cst.For, updated: cst.For):  # type: ignore[override]
         lit = literal_of(updated.iter, self.named)
+        if lit is None and original in self.ranges:  # its counter picks items: a pass per number
+            lit = cst.List([cst.Element(_integer_node(k)) for k in self.ranges[original]])
         if lit is None:
             return updated
         for n in walk(lit):  # the tuples zip and enumerate make stand where the loop's iterable does
@@ -333,9 +401,13 @@ class _Unroller(PlacedRewriter):
                 self._place_like(copy, st)
                 if copy not in self.new_positions:  # (the line a one-line body is made)
                     self.place(copy, original)
-                if counts:  # enumerate's index: a number in this pass, and the ifs it decides decided
+                if counts:  # enumerate's index: a number in this pass, the ifs it decides decided,
+                    # the items it picks read (weights[i])
                     folded = copy.visit(_Substitution(counts, ChainMap(self.new_positions, self.positions),
                                                        self.new_positions))
+                    if self.named:
+                        folded = folded.visit(_ItemReader(self.named, ChainMap(self.new_positions, self.positions),
+                                                          self.new_positions))
                     statements += _decided([folded])  # type: ignore[list-item]
                     continue
                 statements.append(copy)
@@ -378,6 +450,20 @@ class _Substitution(VariableRewriter):
             return updated
         return self.place(self.bound[original.value].deep_clone(), original)  # type: ignore[return-value]
 
+class _ItemReader(PlacedRewriter):
+    """``weights[0 + 1]`` of a named list, once a pass's counter is its number: the item."""
+
+    def __init__(self, named: dict[str, cst.BaseExpression], positions, new_positions: dict):
+        super().__init__(positions, new_positions)
+        self.named = named
+
+    leave_Subscript = _Unroller.leave_Subscript
+
+
+def _integer_node(k: int) -> cst.BaseExpression:
+    return cst.Integer(str(k)) if k >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-k)))
+
+
 def _decided(stmts: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
     """``stmts`` with each ``if`` (``elif`` chain) whose test is decided replaced by the branch it
     takes (nothing where none is)."""
@@ -404,16 +490,24 @@ def _decide(test: cst.BaseExpression) -> Optional[bool]:
     return None if value is None else bool(value)
 
 
-def _integer_value(e: cst.BaseExpression) -> Optional[int]:
+def _integer_value(e: cst.BaseExpression, env: Optional[dict[str, int]] = None,
+                   lengths: Optional[dict[str, int]] = None) -> Optional[int]:
+    """The integer ``e`` is, its names those of ``env`` and ``len`` of a list of ``lengths``
+    items; None where it is no such integer."""
     if isinstance(e, cst.Integer):
         return int(e.evaluated_value)
+    if isinstance(e, cst.Name) and env and e.value in env:
+        return env[e.value]
+    if lengths and isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "len" \
+            and len(e.args) == 1 and isinstance(e.args[0].value, cst.Name) and e.args[0].value.value in lengths:
+        return lengths[e.args[0].value.value]
     if isinstance(e, cst.UnaryOperation):
-        v = _integer_value(e.expression)
+        v = _integer_value(e.expression, env, lengths)
         if v is None:
             return None
         return -v if isinstance(e.operator, cst.Minus) else (int(not v) if isinstance(e.operator, cst.Not) else None)
     if isinstance(e, cst.BinaryOperation):
-        a, b = _integer_value(e.left), _integer_value(e.right)
+        a, b = _integer_value(e.left, env, lengths), _integer_value(e.right, env, lengths)
         if a is None or b is None:
             return None
         ops = {cst.Add: lambda: a + b, cst.Subtract: lambda: a - b, cst.Multiply: lambda: a * b,
@@ -421,7 +515,7 @@ def _integer_value(e: cst.BaseExpression) -> Optional[int]:
         f = ops.get(type(e.operator))
         return f() if f is not None else None
     if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
-        a, b = _integer_value(e.left), _integer_value(e.comparisons[0].comparator)
+        a, b = _integer_value(e.left, env, lengths), _integer_value(e.comparisons[0].comparator, env, lengths)
         if a is None or b is None:
             return None
         cmp = {cst.LessThan: a < b, cst.LessThanEqual: a <= b, cst.GreaterThan: a > b,
