@@ -205,8 +205,10 @@ def test_c_output_of_an_array_result_is_a_located_error():
 
 
         def f(x: "f64[n]"):
-            return np.sum(g(x))
-        """, "prog.py:12:19", "calling 'g', which returns a view of its parameter 'x', is not supported"),
+            y = g(x)
+            x[1] = 0.0
+            return np.sum(y)
+        """, "prog.py:12:9", "calling 'g', which returns a view of its parameter 'x', is not supported here"),
         ("""
         def g(x: "f64[n]", c: float):
             if c > 0.0:

@@ -1587,7 +1587,13 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             if x is None:
                 return 0.0
             return x
-    """, "3:8", "this comparison is not supported", "x is None"),
+    """, "3:8", "a test of None is supported only where it is decided before typing", "x is None"),
+    "is_comparison_of_numbers": ("""
+        def f(x, y):
+            if x is y:
+                return 0.0
+            return x
+    """, "3:8", "this comparison is not supported", "x is y"),
     "print": ("""
         def bump(a):
             a[0] += 1.0

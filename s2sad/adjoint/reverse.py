@@ -263,13 +263,11 @@ class GradientTransform:
             g.attrs["with_value"] = len(ret.operands)
         # The gradient is called as the primal is: its parameters keep their defaults.
         defaults = dict(fn.attrs.get("param_defaults") or {})
-        seed_default = False
         if seeds:
             # An array's seed has no default (the contract), nor has a tuple's holding anything
             # but floats.
             if all(t.is_float for t in fn.result_types):
                 defaults[sig.d_return_name] = 1.0 if d_return is not None else [1.0] * len(seeds)
-                seed_default = True
             elif any(t.is_array for t in fn.result_types) and ret.loc is not None:
                 # where the array is returned, for targets that refuse it
                 g.attrs["array_result"] = [ret.loc.line, ret.loc.col, ret.loc.end_line, ret.loc.end_col]
@@ -279,10 +277,15 @@ class GradientTransform:
         if keyword_only:  # keyword-only parameters stay so, and what follows them (shadows, seeds)
             g.attrs["keyword_only_from"] = g_body.args.index(self.forward.fwd[next(
                 p for p in fn.params if p.name_hint == keyword_only[0])])
-        elif seeds and not seed_default and fn.attrs.get("param_defaults"):
-            # A seed without a default cannot follow parameters with one in Python's positional
-            # list: it is keyword-only (`d_return` is passed by keyword anyway).
-            g.attrs["keyword_only_from"] = g_body.args.index(seeds[0])
+        else:
+            # A parameter without a default (a seed, the shadow of a parameter defaulting to None)
+            # cannot follow parameters with one in Python's positional list: from the first, they
+            # are keyword-only (`d_return` is passed by keyword anyway).
+            given = {**defaults, **(fn.attrs.get("none_fills") or {})}
+            has = [a.name_hint in given for a in g_body.args]
+            first = next((k for k in range(len(has)) if not has[k] and any(has[:k])), None)
+            if first is not None:
+                g.attrs["keyword_only_from"] = first
         if sig.packed:  # Python passes the seeds as one tuple, d_return (emit_py unpacks it)
             g.attrs["packed"] = {sig.d_return_name: list(sig.seed_names)}
         set_grad_info(g, fn.name, {sig.shadow_names[i]: fn.params[i].name_hint for i in sig.shadowed},

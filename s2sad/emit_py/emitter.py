@@ -31,6 +31,7 @@ so they are preallocated NumPy arrays with an integer top, doubled with
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Callable, Optional
 
@@ -341,6 +342,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
     def emit(self) -> str:
         fn = self.fn
         defaults = fn.attrs.get("defaults") or {}
+        fills = fn.attrs.get("none_fills") or {}
         packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
         packs.update({item[1]: name for name, items in self.dicts.items() for item in items})
         params = []
@@ -354,9 +356,11 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
             else:
                 name = self.printed_params[p] = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
                 key = p.name_hint
-            if k == keyword_only and not self.numba:  # Numba has no keyword-only parameters
+            if k == keyword_only and not self.numba and "*" not in params:  # Numba has no keyword-only parameters
                 params.append("*")
-            if key in defaults and not (self.numba and keyword_only is not None and self.fn.name != self.entry):
+            if key in fills:  # (filled where the gradient starts, as where the function does)
+                params.append(f"{name}=None")
+            elif key in defaults and not (self.numba and keyword_only is not None and self.fn.name != self.entry):
                 # (a helper's gradient, which only the gradient calls, with every argument: under
                 # Numba, with no keyword-only parameters, its defaults would come before d_return)
                 params.append(f"{name}={self.printer(_default(defaults[key]), P_COND)}")
@@ -367,11 +371,18 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
                                 "has none", fn.loc, hint="use --target py")
                 params.append(name)
             if p.name_hint in self.generic_shadows and p.name_hint not in packs:
-                params.append(self.generic_shadows[p.name_hint])  # a shape-generic parameter's shadow
+                shadow = self.generic_shadows[p.name_hint]  # a shape-generic parameter's shadow
+                if key in fills and "*" not in params:  # (no default: it follows w=None keyword-only)
+                    if self.numba:
+                        raise error(f"--target numba: the shadow '{shadow}' has no default and follows '{name}=None', "
+                                    "which only a keyword-only parameter may, and Numba has none", fn.loc,
+                                    hint="use --target py")
+                    params.append("*")
+                params.append(shadow)
         # Checks of the parameter ranks the source does not prove: each raises naming the parameter
         # and the annotation that would settle it, so that a rank s2sad had to assume is never
         # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
-        checks = ((sequence_lines(fn, self.var) if not self.numba else [])
+        checks = (self._none_fill_lines(fills) + (sequence_lines(fn, self.var) if not self.numba else [])
                   + check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var, self.numba)
                   + extent_check_lines(fn, self.var, self.numba) + unit_check_lines(fn, self.var, self.numba))
         if fn.name in self.unchecked:
@@ -383,6 +394,24 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
             self.printer.modules.add("np")
         head = self._instance_comment() + self._struct_comments(params)
         return self._function(fn.name, params, head, checks, self._convention())
+
+    def _none_fill_lines(self, fills: dict[str, str]) -> list[str]:
+        """``if w is None: w = np.ones(x.shape[0])``: a parameter defaulting to None filled as the
+        function differentiated fills it (parse/py_none_defaults), its parameters as printed here."""
+        printed = {p.name_hint: name for p, name in self.printed_params.items()}
+        lines = []
+        for p in self.fn.params:
+            if p.name_hint not in fills:
+                continue
+            value = ast.parse(fills[p.name_hint], mode="eval")
+            for n in ast.walk(value):
+                if isinstance(n, ast.Name):
+                    if n.id in ("np", "math"):
+                        self.printer.modules.add(n.id)
+                    n.id = printed.get(n.id, n.id)
+            name = self.printed_params[p]
+            lines += [f"    if {name} is None:", f"        {name} = {ast.unparse(value)}"]
+        return lines
 
     def _convention(self) -> list[str]:
         """A gradient's docstring lines: the contract's convention for its parameters (a helper
@@ -422,7 +451,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
     def _calling(self, by_index: list[str]) -> list[str]:
         """The docstring's sentences on defaults and keyword-only parameters (``calling_text``)."""
         info = grad_info(self.fn)
-        defaults = self.fn.attrs.get("defaults") or {}
+        defaults = {**(self.fn.attrs.get("defaults") or {}), **(self.fn.attrs.get("none_fills") or {})}
         seeds = set(self.packed) | ({by_index[info.d_return]} if info.d_return is not None else set())
         kept = [by_index[k] for k, p in enumerate(self.fn.params)
                 if p.name_hint in defaults and by_index[k] not in seeds]

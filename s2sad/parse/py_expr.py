@@ -490,6 +490,12 @@ class ExprLowerer(PyMpi):
 
     def compare(self, node: cst.Comparison, b: Builder, env: Env) -> Value:
         operands = [node.left, *(t.comparator for t in node.comparisons)]
+        if any(isinstance(t.operator, (cst.Is, cst.IsNot)) for t in node.comparisons) and any(
+                isinstance(e, cst.Name) and e.value == "None" for e in operands):
+            raise self.fail(node, "a test of None is supported only where it is decided before typing",
+                            hint="a parameter defaulting to None: fill it by the first statement that mentions it, "
+                            "'if w is None: w = ...' (its value reading parameters, numbers and NumPy), or test it "
+                            "in a helper, each of whose calls gives it or leaves it None")
         if any(is_string(n) or (isinstance(n, (cst.Tuple, cst.List, cst.Set)) and any(is_string(e.value)
                                                                                       for e in n.elements))
                for n in operands):

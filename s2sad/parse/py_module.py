@@ -145,6 +145,10 @@ class ModuleInfo:
     # (py_dicts): the parameter's name -> (key, the parameter made for it, the default of a
     # ``.get(key, default)`` read or None), in order. Its gradient takes the dict as it is.
     entry_dicts: dict[str, list[tuple[str, str, object]]] = field(default_factory=dict)
+    # The parameters of the function differentiated that default to None and are filled where it
+    # starts (py_none_defaults): the parameter's name -> the value filled in, NumPy spelled np.
+    # Its gradient keeps the default and starts with the same fill.
+    entry_none_fills: dict[str, "cst.BaseExpression"] = field(default_factory=dict)
 
     def canonical_name(self, node: cst.BaseExpression, local_names: frozenset[str] = frozenset()) -> Optional[str]:
         """The canonical dotted name ``node`` refers to, or None when it is not a library name.

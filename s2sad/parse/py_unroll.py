@@ -26,6 +26,7 @@ import libcst as cst
 
 from .py_flow import all_names, assigned_names, walk
 from .py_module import ModuleInfo
+from .py_params import parameters
 from .py_spellings import PlacedRewriter, VariableRewriter
 
 MOST_ITEMS = 8  # past this, the loop stays a loop (and its copies would swell the output)
@@ -190,8 +191,21 @@ def _named_lists_and_ranges(fn: cst.FunctionDef) -> tuple[dict[str, cst.BaseExpr
                 and _items(loop.with_changes(iter=lit)) is not None for loop in loops) and all(
                 _picks_in_range(node, counters, lengths) for node, counters in mine):
             found[name] = literal  # (each loop unrolls: the assignment can go)
-            ranges.update({loop: values for _, counters in mine for values, loop in counters.values()})
+            if _may_hold_arrays(fn, literal):  # (numbers: a list s2sad holds, the loop stays one)
+                ranges.update({loop: values for _, counters in mine for values, loop in counters.values()})
+            elif mine:
+                del found[name]
     return found, ranges
+
+
+def _may_hold_arrays(fn: cst.FunctionDef, literal: cst.BaseExpression) -> bool:
+    """Some item of ``literal`` is a name not annotated as a number: it may be an array, of a shape
+    of its own (``[W1, W2, W3]``), which no list of s2sad's holds."""
+    numbers = {p.name.value for p in parameters(fn) if p.annotation is not None and isinstance(
+        p.annotation.annotation, cst.Name) and p.annotation.annotation.value in ("float", "int")}
+    items = [v.value if isinstance(v, cst.Element) else v for e in literal.elements  # type: ignore[attr-defined]
+             for v in (e.value.elements if isinstance(e.value, cst.Tuple) else [e.value])]
+    return any(isinstance(v, cst.Name) and v.value not in numbers for v in items)
 
 
 def _range_values(iterated: cst.BaseExpression, lengths: dict[str, int]) -> Optional[list[int]]:
@@ -408,7 +422,7 @@ class _Unroller(PlacedRewriter):
                     if self.named:
                         folded = folded.visit(_ItemReader(self.named, ChainMap(self.new_positions, self.positions),
                                                           self.new_positions))
-                    statements += _decided([folded])  # type: ignore[list-item]
+                    statements += decided_statements([folded])  # type: ignore[list-item]
                     continue
                 statements.append(copy)
         self.changed = True
@@ -464,28 +478,38 @@ def _integer_node(k: int) -> cst.BaseExpression:
     return cst.Integer(str(k)) if k >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-k)))
 
 
-def _decided(stmts: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+def decided_statements(stmts: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
     """``stmts`` with each ``if`` (``elif`` chain) whose test is decided replaced by the branch it
     takes (nothing where none is)."""
     out: list[cst.BaseStatement] = []
     for st in stmts:
         while isinstance(st, cst.If) and (decided := _decide(st.test)) is not None:
             if decided:
-                out += _decided(list(st.body.body))  # type: ignore[arg-type]
+                out += decided_statements(_suite_lines(st.body))
                 st = None  # type: ignore[assignment]
             elif isinstance(st.orelse, cst.If):
                 st = st.orelse
             else:
                 if isinstance(st.orelse, cst.Else):
-                    out += _decided(list(st.orelse.body.body))  # type: ignore[arg-type]
+                    out += decided_statements(_suite_lines(st.orelse.body))
                 st = None  # type: ignore[assignment]
         if st is not None:
             out.append(st)
     return out
 
 
+def _suite_lines(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """A branch's statements, a one-line branch's (``if c: a = 1``) as a line of its own."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(list(suite.body))]
+    return list(suite.body)  # type: ignore[arg-type]
+
+
 def _decide(test: cst.BaseExpression) -> Optional[bool]:
-    """The truth of a test of integer literals, arithmetic and comparisons; None for anything else."""
+    """The truth of ``True``, ``False`` and of a test of integer literals, arithmetic and
+    comparisons; None for anything else."""
+    if isinstance(test, cst.Name) and test.value in ("True", "False"):
+        return test.value == "True"
     value = _integer_value(test)
     return None if value is None else bool(value)
 

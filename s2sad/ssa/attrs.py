@@ -29,7 +29,8 @@ from .ops import points_into_member, storage_of
 # macros, structs, typedefs and unsigned types; CUDA's kind of function and launch.
 SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_mixed", "c_typedefs",
                 "c_unsigned", "cuda", "launch", "result_names", "specialized_from", "given",
-                "array_helpers", "global_arrays", "static_arrays", "local_statics", "dict_params")
+                "array_helpers", "global_arrays", "static_arrays", "local_statics", "dict_params",
+                "none_fills")
 
 # A float op the source spelled with NumPy on numbers (``np.log(x)``, ``np.divide(a, b)``), and the
 # ops its derivative rule made: the Python output computes them with NumPy's function, which gives
