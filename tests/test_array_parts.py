@@ -219,9 +219,9 @@ def test_gradient_matches_finite_differences(case, target, level):
         return np.sum(x * x)
     """, "prog.py:10:9", "'t' is a view of this array (NumPy shares their memory)"),
     ("""
-    def f(x: "f64[n]", A: "f64[m, n]"):
+    def f(x: "f64[n]", A: "f64[m, n, k]"):
         return np.sum(A[:, ::2])
-    """, "prog.py:8:24", "slices with a step are supported on 1-D arrays only"),
+    """, "prog.py:8:24", "slices with a step are supported on vectors and matrices only"),
     ("""
     def f(x: "f64[n]", A: "f64[m, n]"):
         A[1:][0] = x

@@ -607,6 +607,22 @@ def test_rearranging_functions_are_read_as_what_they_compute(tmp_path, capsys, f
         check_command(tmp_path, capsys, REARRANGED, func, sizes[0], sizes, target)
 
 
-def test_np_flip_of_a_matrix_is_refused_where_it_is_read():
-    d = the_refusal(HEADER + 'def f(A: "f64[m, n]"):\n    return np.sum(np.flip(A) * A)\n', ["A"])
-    assert "slices with a step are supported on 1-D arrays only" in d.message
+# A matrix flipped and sliced with steps (py_arrays: the rows a step picks, the columns as rows
+# of the transpose): np.flip of every axis, of one, fliplr/flipud, steps with bounds, an index.
+FLIPPED = HEADER + """
+def f(A: "f64[n, m]", B: "f64[n, m]"):
+    s = np.sum(np.flip(A, axis=0) * B) + np.sum(A[::-1, :] ** 2) + np.sum(np.fliplr(A) * B)
+    s += np.sum(A[1:, ::-2] ** 3) + np.sum(A[0, ::-1] * A[-1]) + np.sum(np.flip(A) * B)
+    s += np.sum(np.flipud(A) * np.flip(A, axis=-1) * np.flip(A, axis=1))
+    return s + np.sum(A[::2, 1:] * A[::2, :-1]) + np.sum(np.flip(A[0]) * B[1])
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_a_matrix_flipped_and_sliced_with_steps(tmp_path, capsys, target):
+    check_command(tmp_path, capsys, FLIPPED, "f", "A,B", "A=5x4,B=5x4", target)
+
+
+def test_np_flip_of_every_axis_of_a_3d_array_needs_an_axis():
+    d = the_refusal(HEADER + 'def f(A: "f64[m, n, k]"):\n    return np.sum(np.flip(A) * A)\n', ["A"])
+    assert "np.flip of an array of 3 axes needs axis=" in d.message, d.message

@@ -211,6 +211,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return reshape(lw, node, args, b, env)
     if op == "squeeze":
         return squeeze(lw, node, args, b, env)
+    if op == "flip":
+        return flipped(lw, node, lw.array(args[0], b, env), b, env)
     if op in ("ravel", "flatten"):  # x.ravel(): x.reshape(-1); x.flatten(): a copy of it
         flat = flattened(lw, node, args[0], b, env)
         return copied(lw, b, node, flat) if op == "flatten" else flat
@@ -1110,6 +1112,15 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
            b: Builder, env: Env) -> Value:
     """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""
     arr, rank, indices = _indexed(lw, node, base, indices, b, env)
+    return _sliced(lw, node, arr, rank, indices, b, env)
+
+
+def _sliced(lw: "ExprLowerer", node: cst.CSTNode, arr: Value, rank: int, indices: list, b: Builder,
+            env: Env, at: Optional[cst.CSTNode] = None) -> Value:
+    """``arr`` (of ``rank`` axes) at ``indices``, integers and slices, one per leading axis (``at``:
+    where slices s2sad wrote stand)."""
+    if rank == 2 and any(isinstance(i, cst.Slice) and i.step is not None for i in indices):
+        return _stepped_matrix(lw, node, arr, indices, b, env, at)
     axes: list[str] = []
     bounds: list[Value] = []
     for k in range(rank):
@@ -1120,7 +1131,7 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
             continue
         if idx is not None and idx.step is not None:
             if rank != 1:
-                raise lw.fail(idx, "slices with a step are supported on 1-D arrays only",
+                raise lw.fail(idx, "slices with a step are supported on vectors and matrices only",
                               hint="use a loop over the elements")
             picked = arr_op(lw, b, node, "take", [arr, stepped_indices(lw, idx, arr, b, env)])
             picked.defining_op.attrs[STEPPED_VIEW] = True  # (is_view)
@@ -1133,6 +1144,42 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
         bounds.append(_bound(lw, upper, arr, k, b, env, node) if upper is not None
                       else lw.at(b, node).op1("dim", [arr], I64, axis=k))
     return arr_op(lw, b, node, "slice", [arr, *bounds], {"axes": axes})
+
+
+def flipped(lw: "ExprLowerer", node: cst.Call, x: Value, b: Builder, env: Env) -> Value:
+    """``np.flip(x)``: every axis of the vector or matrix ``x`` reversed, ``x[::-1]`` or
+    ``x[::-1, ::-1]``."""
+    rank = x.type.rank  # type: ignore[attr-defined]
+    if rank not in (1, 2):
+        raise lw.fail(node, f"np.flip of an array of {rank} axes needs axis=", hint="flip one axis at a time: "
+                      "np.flip(x, axis=0)")
+    reverse = cst.Slice(lower=None, upper=None, step=cst.UnaryOperation(cst.Minus(), cst.Integer("1")))
+    if rank == 1:
+        picked = arr_op(lw, b, node, "take", [x, stepped_indices(lw, reverse, x, b, env, at=node)])
+        picked.defining_op.attrs[STEPPED_VIEW] = True  # (is_view)
+        return picked
+    return _stepped_matrix(lw, node, x, [reverse, reverse], b, env, at=node)
+
+
+def _stepped_matrix(lw: "ExprLowerer", node: cst.CSTNode, arr: Value, indices: list, b: Builder,
+                    env: Env, at: Optional[cst.CSTNode] = None) -> Value:
+    """``A[::-1]``, ``A[:, ::2]``, ``A[1:, ::-1]`` of a matrix: the rows a step picks (a gather,
+    ``arr.take``, as for a vector), and the columns as the rows of the transpose; the other
+    axis's index then read from that."""
+    first, second = (list(indices) + [None, None])[:2]
+    whole = cst.Slice(lower=None, upper=None)
+    if isinstance(first, cst.Slice) and first.step is not None:
+        rows = arr_op(lw, b, node, "take", [arr, stepped_indices(lw, first, arr, b, env, at=at)])
+        picked, rest = rows, [whole, second]
+    else:
+        turned = arr_op(lw, b, node, "transpose", [arr])
+        columns = arr_op(lw, b, node, "take", [turned, stepped_indices(lw, second, turned, b, env, at=at)])
+        picked, rest = arr_op(lw, b, node, "transpose", [columns]), [first, whole]
+    picked.defining_op.attrs[STEPPED_VIEW] = True  # (is_view)
+    if all(i is None or (isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None)
+           for i in rest):
+        return picked
+    return _sliced(lw, node, picked, 2, rest, b, env, at)
 
 
 def new_axes(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
@@ -1350,15 +1397,17 @@ def fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]
     return b.create("for", [build.const(b, 0, I64), count, build.const(b, 1, I64)], [], regions=[block])
 
 
-def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, env: Env, axis: int = 0) -> Value:
+def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, env: Env, axis: int = 0,
+                    at: Optional[cst.CSTNode] = None) -> Value:
     """The indices ``x[lo:hi:step]`` of a vector picks, in order, as Python's
     ``range(*slice(lo, hi, step).indices(len(x)))``: a new integer array, so the slice is a
-    gather (``arr.take``) and its adjoint a scatter-add. The step is an integer literal."""
+    gather (``arr.take``) and its adjoint a scatter-add. The step is an integer literal. ``at``:
+    where a slice s2sad wrote (``np.flip(x)``'s) stands."""
     step = int_literal(idx.step) if idx.step is not None else None
     if step is None or step == 0:
         raise lw.fail(idx.step or idx, "a slice's step must be a nonzero integer literal here",
                       hint="write x[::2] or x[::-1]")
-    lw.at(b, idx)
+    lw.at(b, at or idx)
     n = b.op1("dim", [arr], I64, axis=axis)
     zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
     low, high = (zero, n) if step > 0 else (build.const(b, -1, I64), build.sub(b, n, one))
@@ -1373,7 +1422,7 @@ def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, e
         return build.select(b, build.cmp(b, "lt", high, v), high, v)
     start = bound(idx.lower, zero if step > 0 else high)
     stop = bound(idx.upper, n if step > 0 else low)
-    lw.at(b, idx)
+    lw.at(b, at or idx)
     size = abs(step)
     span = build.sub(b, stop, start) if step > 0 else build.sub(b, start, stop)
     count = build.binary(b, "floordiv", build.add(b, span, build.const(b, size - 1, I64)), build.const(b, size, I64))

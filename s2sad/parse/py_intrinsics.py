@@ -138,6 +138,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.full_like": Intrinsic("full_like", 2, 2),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
     "numpy.ravel": Intrinsic("ravel", 1, 1),
+    "numpy.flip": Intrinsic("flip", 1, 1),  # (of every axis: np.flip(x, axis=k) is py_spellings' slice)
     "numpy.squeeze": Intrinsic("squeeze", 1, 2),
     "numpy.count_nonzero": Intrinsic("count_nonzero", 1, 1),
     "numpy.flatnonzero": Intrinsic("flatnonzero", 1, 1),

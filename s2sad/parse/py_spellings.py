@@ -479,13 +479,22 @@ def _average(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
 
 
 def _flip(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
-    """``np.flip(x)``, ``np.flip(x, axis=0)``, ``np.flipud(x)``: ``x[::-1]``, the same for a vector
-    (the only array a stepped slice is taken of: another is refused where the slice is read)."""
+    """``np.flip(x, axis=0)``, ``np.flipud(x)``: ``x[::-1]``; ``axis=1``, ``np.fliplr(x)``: ``x[:,
+    ::-1]``; ``axis=-1``: ``x[..., ::-1]``. (``np.flip(x)`` reverses every axis: ``py_arrays.flipped``.)"""
     found = _one_and_axis(info, call)
-    if found is None or found[1] is not None and _literal_int(found[1], 0) != 0:
+    if found is None:
         return None
-    return cst.Subscript(value=_grouped(found[0]), slice=[cst.SubscriptElement(cst.Slice(
-        lower=None, upper=None, step=_minus_one()))])
+    x, axis = found[0], found[1]
+    reverse = cst.Slice(lower=None, upper=None, step=_minus_one())
+    if axis is None and info.canonical_name(call.func) == "numpy.flip":
+        return None  # every axis: its rank decides (py_arrays.flipped)
+    k = {"numpy.flipud": 0, "numpy.fliplr": 1}.get(info.canonical_name(call.func) or "")
+    k = _literal_int(axis, None) if axis is not None else k
+    if k not in (0, 1, -1):
+        return None
+    before = [cst.SubscriptElement(cst.Index(cst.Ellipsis()) if k == -1 else cst.Slice(lower=None, upper=None))
+              ] * min(abs(k), 1)
+    return cst.Subscript(value=_grouped(x), slice=[*before, cst.SubscriptElement(reverse)])
 
 
 def _round(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -593,7 +602,8 @@ _SPELLED = {"numpy.diff": _diff, "numpy.average": _average, "scipy.special.logsu
             "numpy.trapezoid": _trapezoid, "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept,
             "scipy.special.softmax": _softmax, "scipy.special.log_softmax": _log_softmax,
             "numpy.all": _all_or_any, "numpy.any": _all_or_any, "numpy.meshgrid": _meshgrid,
-            "numpy.vander": _vander, "numpy.flip": _flip, "numpy.flipud": _flip, "numpy.round": _round,
+            "numpy.vander": _vander, "numpy.flip": _flip, "numpy.flipud": _flip, "numpy.fliplr": _flip,
+            "numpy.round": _round,
             "numpy.around": _round, "numpy.take": _take, "numpy.tile": _tile_or_repeat,
             "numpy.repeat": _tile_or_repeat, "numpy.append": _append, "numpy.ptp": _peak_to_peak,
             "numpy.deg2rad": _angle, "numpy.radians": _angle, "numpy.rad2deg": _angle, "numpy.degrees": _angle,

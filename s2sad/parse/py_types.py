@@ -1057,7 +1057,7 @@ class _Inference:
         if intr.op == "full_like" and len(args) == 2:
             self.expr(args[1], False)
         if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "full_like",
-                       "polyval") + _STATISTICS:
+                       "polyval", "flip") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)  # (polyval's coefficients)
         elif intr.op == "searchsorted":  # in a vector
             self.array_use(args[0], 1)
@@ -1470,7 +1470,8 @@ class _Inference:
         if op in ("zeros", "empty"):
             elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
             return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
-        if op in ("zeros_like", "empty_like", "ones_like", "full_like", "transpose", "array", "asarray", "roll", "pad"):
+        if op in ("zeros_like", "empty_like", "ones_like", "full_like", "transpose", "array", "asarray", "roll", "pad",
+                  "flip"):
             t = self.expr_type(args[0], types) if args else None
             return t if isinstance(t, ArrayType) else None
         if op in ("ones", "full"):
