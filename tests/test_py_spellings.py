@@ -626,3 +626,34 @@ def test_a_matrix_flipped_and_sliced_with_steps(tmp_path, capsys, target):
 def test_np_flip_of_every_axis_of_a_3d_array_needs_an_axis():
     d = the_refusal(HEADER + 'def f(A: "f64[m, n, k]"):\n    return np.sum(np.flip(A) * A)\n', ["A"])
     assert "np.flip of an array of 3 axes needs axis=" in d.message, d.message
+
+
+# NaN-skipping reductions, NaN tests and np.sinc, read as what they compute (py_spellings): each
+# was refused as 'the NumPy function is not supported'.
+NAN_AWARE = HEADER + """
+def f(x: "f64[k]", A: "f64[n, m]"):
+    s = np.nansum(x ** 2) + np.nanmean(x) + np.nanmax(x) + np.nanmin(x * 2.0) + np.nanprod(x)
+    s += np.sum(np.nansum(A, axis=0) ** 2) + np.sum(np.nanmean(A, axis=1, keepdims=True) * A)
+    s += np.sum(np.where(np.isnan(A), 0.0, A) ** 3) + np.sum(np.where(np.isfinite(x), x, 0.0))
+    return s + np.sum(np.sinc(x) * x) + np.sinc(s * 0.0) + np.sum(np.where(np.isinf(x), 0.0, x))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_nan_aware_reductions_and_sinc_are_read_as_what_they_compute(tmp_path, capsys, target):
+    check_command(tmp_path, capsys, NAN_AWARE, "f", "x,A", "x=5,A=4x3", target)
+
+
+def test_nan_entries_have_derivative_zero_and_sinc_is_smooth_at_zero():
+    source = HEADER + ('def f(x: "f64[n]", y: "f64[n]"):\n'
+                       '    return np.nansum(x) * 2.0 + np.nanmean(x) + np.sum(np.sinc(y))\n')
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x", "y"], "py", pipeline.Options())
+    grad = load(text, "<grad f>")["grad_f"]
+    x = np.array([0.5, np.nan, 0.0, -1.25, np.nan])
+    y = np.array([0.5, 1e-3, 0.0, -1.25, 2.0])
+    d_x, d_y = np.zeros(5), np.zeros(5)
+    grad(x, d_x, y, d_y)
+    kept = ~np.isnan(x)
+    assert np.array_equal(d_x, np.where(kept, 2.0 + 1.0 / kept.sum(), 0.0)), d_x  # (a NaN entry: 0 exactly)
+    slope = np.where(y == 0.0, 0.0, (np.cos(np.pi * y) - np.sinc(y)) / np.where(y == 0.0, 1.0, y))
+    assert np.allclose(d_y, slope) and d_y[2] == 0.0, (d_y, slope)

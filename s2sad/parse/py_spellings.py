@@ -492,9 +492,7 @@ def _flip(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     k = _literal_int(axis, None) if axis is not None else k
     if k not in (0, 1, -1):
         return None
-    before = [cst.SubscriptElement(cst.Index(cst.Ellipsis()) if k == -1 else cst.Slice(lower=None, upper=None))
-              ] * min(abs(k), 1)
-    return cst.Subscript(value=_grouped(x), slice=[*before, cst.SubscriptElement(reverse)])
+    return _along(x, k, reverse)  # type: ignore[arg-type]
 
 
 def _round(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -598,6 +596,76 @@ def _ediff1d(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     return _diff(info, _np(info, "diff", _np(info, "ravel", positional[0])))
 
 
+def _nan_reduction(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.nansum(x)``, ``nanprod``, ``nanmax``, ``nanmin`` (``axis=``, ``keepdims=`` as given):
+    the reduction of ``x`` with each NaN (``x != x``) the entry that leaves it unchanged,
+    ``np.sum(np.where(x != x, 0.0, x))``, so a NaN entry has derivative 0; ``np.nanmean(x)``: that
+    sum over the count of the other entries. (Of NaN entries only, nanmax gives -inf, where NumPy
+    gives NaN and warns.)"""
+    found = _one_and_axis(info, call, ("keepdims",))
+    if found is None:
+        return None
+    x = found[0]
+    kept = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in call.args if a.keyword is not None]
+    name = (info.canonical_name(call.func) or "").removeprefix("numpy.nan")
+    fill = {"sum": cst.Float("0.0"), "mean": cst.Float("0.0"), "prod": cst.Float("1.0"),
+            "max": cst.UnaryOperation(cst.Minus(), cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("inf"))),
+            "min": cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("inf"))}[name]
+
+    def reduced(how: str, value: cst.BaseExpression) -> cst.Call:
+        return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name(how)),
+                        [cst.Arg(value), *(a.deep_clone() for a in kept)])
+
+    def cleaned(value: cst.BaseExpression, other: cst.BaseExpression) -> cst.Call:
+        return _np(info, "where", _is_nan(x.deep_clone()), value, other)
+    if name != "mean":
+        return reduced(name, cleaned(fill, x))
+    count = reduced("sum", cleaned(cst.Float("0.0"), cst.Float("1.0")))
+    return cst.BinaryOperation(reduced("sum", cleaned(fill, x)), cst.Divide(), count)
+
+
+def _is_nan(x: cst.BaseExpression) -> cst.BaseExpression:
+    """``x != x``: True where ``x`` is NaN (of a number or an array)."""
+    return cst.Comparison(_grouped(x), [cst.ComparisonTarget(cst.NotEqual(), _grouped(x.deep_clone()))],
+                          lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _nan_test(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.isnan(x)``: ``x != x``; ``np.isinf(x)``: ``np.abs(x) == np.inf``; ``np.isfinite(x)``:
+    ``np.abs(x) < np.inf`` (False for NaN, as NumPy)."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star or a.keyword is not None for a in call.args) or len(positional) != 1 \
+            or not repeatable(info, positional[0]):
+        return None
+    x = positional[0]
+    name = info.canonical_name(call.func)
+    if name == "numpy.isnan":
+        return _is_nan(x)
+    inf = cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("inf"))
+    operator = cst.Equal() if name == "numpy.isinf" else cst.LessThan()
+    return cst.Comparison(_np(info, "abs", x), [cst.ComparisonTarget(operator, inf)],
+                          lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _sinc(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.sinc(x)``: ``sin(pi x) / (pi x)``, 1 at 0, ``np.where(x == 0.0, 1.0, np.sin(np.pi * x)
+    / (np.pi * x))`` (its derivative there 0, the masked branch's division kept finite by
+    opt/masked_where)."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if any(a.star or a.keyword is not None for a in call.args) or len(positional) != 1 \
+            or not repeatable(info, positional[0]):
+        return None
+    x = positional[0]
+
+    def scaled() -> cst.BaseExpression:
+        pi = cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("pi"))
+        return cst.BinaryOperation(pi, cst.Multiply(), _grouped(x.deep_clone()))
+    ratio = cst.BinaryOperation(_np(info, "sin", scaled()), cst.Divide(), scaled().with_changes(
+        lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+    zero = cst.Comparison(_grouped(x.deep_clone()), [cst.ComparisonTarget(cst.Equal(), cst.Float("0.0"))])
+    return _np(info, "where", zero, cst.Float("1.0"), ratio)
+
+
 _SPELLED = {"numpy.diff": _diff, "numpy.average": _average, "scipy.special.logsumexp": _logsumexp,
             "numpy.trapezoid": _trapezoid, "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept,
             "scipy.special.softmax": _softmax, "scipy.special.log_softmax": _log_softmax,
@@ -607,7 +675,9 @@ _SPELLED = {"numpy.diff": _diff, "numpy.average": _average, "scipy.special.logsu
             "numpy.around": _round, "numpy.take": _take, "numpy.tile": _tile_or_repeat,
             "numpy.repeat": _tile_or_repeat, "numpy.append": _append, "numpy.ptp": _peak_to_peak,
             "numpy.deg2rad": _angle, "numpy.radians": _angle, "numpy.rad2deg": _angle, "numpy.degrees": _angle,
-            "numpy.ediff1d": _ediff1d}
+            "numpy.ediff1d": _ediff1d, "numpy.nansum": _nan_reduction, "numpy.nanprod": _nan_reduction,
+            "numpy.nanmax": _nan_reduction, "numpy.nanmin": _nan_reduction, "numpy.nanmean": _nan_reduction,
+            "numpy.isnan": _nan_test, "numpy.isinf": _nan_test, "numpy.isfinite": _nan_test, "numpy.sinc": _sinc}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:
