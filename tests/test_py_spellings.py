@@ -657,3 +657,22 @@ def test_nan_entries_have_derivative_zero_and_sinc_is_smooth_at_zero():
     assert np.array_equal(d_x, np.where(kept, 2.0 + 1.0 / kept.sum(), 0.0)), d_x  # (a NaN entry: 0 exactly)
     slope = np.where(y == 0.0, 0.0, (np.cos(np.pi * y) - np.sinc(y)) / np.where(y == 0.0, 1.0, y))
     assert np.allclose(d_y, slope) and d_y[2] == 0.0, (d_y, slope)
+
+
+# Probe round 11: np.array(y0, dtype=float) is np.array(y0).astype(float) (py_spellings), whose
+# rank the copy's indexing gives y0, as np.array(y0)'s does (py_rank_uses, py_types): y0 was taken
+# for a number and refused where the copy was made.
+EULER = HEADER + """
+def f(y0, k, dt=0.1, n=20):
+    y = np.array(y0, dtype=float)
+    traj = []
+    for _ in range(n):
+        y = y + dt * np.array([y[1], -k * y[0]])
+        traj.append(y[0])
+    return np.sum(np.array(traj) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_converted_copy_gives_its_source_its_rank(tmp_path, capsys, target):
+    check_command(tmp_path, capsys, EULER, "f", "y0,k", "y0=2", target)

@@ -157,7 +157,9 @@ class RankUses:
         args = [a.value for a in expr.args if a.keyword is None]
         func = expr.func
         if isinstance(func, cst.Attribute) and self.canonical(func) is None:
-            return self._least_rank(func.value, known) if func.attr.value == "copy" and not args else 0
+            if func.attr.value == "copy" and not args or func.attr.value == "astype" and len(args) == 1:
+                return self._least_rank(func.value, known)  # (x.astype(float): x's axes)
+            return 0
         canonical = self.canonical(func) or ""
         intr = lib.lookup(canonical)
         if intr is None or not args or not (canonical.startswith("numpy.") or canonical.startswith("scipy.")):
@@ -320,7 +322,8 @@ class RankUses:
             if isinstance(func, cst.Attribute) and self.canonical(func) is None:
                 if func.attr.value in _REDUCTION_METHODS and _axis(expr) is not None:  # A.mean(axis=0)
                     self.need(func.value, max(rank + 1, _axis(expr) + 1))  # type: ignore[operator]
-                elif func.attr.value in ("copy", "transpose") and not args:  # B = A.copy(): A's axes
+                elif func.attr.value in ("copy", "transpose") and not args or func.attr.value == "astype" \
+                        and len(args) == 1:  # B = A.copy(), y = np.array(y0).astype(float): A's axes
                     self.need(func.value, rank)
                 return
             intr = lib.lookup(self.canonical(func))

@@ -2142,17 +2142,20 @@ def _mentions(node: object, name: str) -> bool:
 
 
 def _copied_name(v: object) -> Optional[cst.Name]:
-    """``x`` of a value ``x``, ``x.copy()``, ``np.copy(x)`` or ``np.array(x)``: the same array's
-    values (axes included); else None."""
+    """``x`` of a value ``x``, ``x.copy()``, ``np.copy(x)``, ``np.array(x)``, ``np.asarray(x)``, or
+    of such a value converted (``np.array(x).astype(float)``, which ``np.array(x, dtype=float)``
+    is spelled): the same array's values (axes included); else None."""
     if isinstance(v, cst.Name):
         return v
     if not isinstance(v, cst.Call):
         return None
     args = [a.value for a in v.args if a.keyword is None]
+    if isinstance(v.func, cst.Attribute) and v.func.attr.value == "astype" and len(v.args) == 1:
+        return _copied_name(v.func.value)
     if isinstance(v.func, cst.Attribute) and v.func.attr.value == "copy" and not v.args \
             and isinstance(v.func.value, cst.Name):
         return v.func.value
-    if isinstance(v.func, cst.Attribute) and v.func.attr.value in ("copy", "array") \
+    if isinstance(v.func, cst.Attribute) and v.func.attr.value in ("copy", "array", "asarray") \
             and isinstance(v.func.value, cst.Name) and v.func.value.value in ("np", "numpy") \
             and len(args) == 1 and isinstance(args[0], cst.Name):
         return args[0]
