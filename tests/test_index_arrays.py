@@ -237,3 +237,31 @@ def test_columns_picked_by_an_index_array_a_list_or_a_mask(func, sizes, targets,
     wrt = "x" if func == "literal_rows" else "X"
     for target in targets:
         check_command(tmp_path, capsys, COLUMNS, func, wrt, sizes, target)
+
+
+# Probe round 11, the guessed ranks of unannotated parameters: a reduction along an axis with
+# keepdims=True keeps the axis (logits was guessed 3-D, and logits[np.arange(n), labels] refused),
+# and np.argsort's positions are an index array (w[order] made w a matrix, np.cumsum refused).
+GUESSED = """
+import numpy as np
+
+
+def cross_entropy(logits, labels: "i64[n]"):
+    m = logits.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(logits - m).sum(axis=1))
+    return np.mean(lse - logits[np.arange(len(labels)), labels])
+
+
+def weighted(x, w):
+    order = np.argsort(x)
+    cw = np.cumsum(w[order])
+    return np.sum(cw * x[order]) / cw[-1]
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_guessed_ranks_through_keepdims_and_argsort(tmp_path, capsys, target):
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, GUESSED, "cross_entropy", "logits", "logits=5x4,labels=5", target)
+    check_source(GUESSED, ["x", "w"], [arr("x", 6), arr("w", 6)], target, func="weighted")

@@ -321,7 +321,7 @@ class RankUses:
             func = expr.func
             if isinstance(func, cst.Attribute) and self.canonical(func) is None:
                 if func.attr.value in _REDUCTION_METHODS and _axis(expr) is not None:  # A.mean(axis=0)
-                    self.need(func.value, max(rank + 1, _axis(expr) + 1))  # type: ignore[operator]
+                    self.need(func.value, max(rank + _dropped(expr), _axis(expr) + 1))  # type: ignore[operator]
                 elif func.attr.value in ("copy", "transpose") and not args or func.attr.value == "astype" \
                         and len(args) == 1:  # B = A.copy(), y = np.array(y0).astype(float): A's axes
                     self.need(func.value, rank)
@@ -331,7 +331,7 @@ class RankUses:
             if intr is None:
                 return
             if intr.op in _REDUCTIONS and args and _axis(expr) is not None:
-                self.need(args[0], max(rank + 1, _axis(expr) + 1))  # type: ignore[operator]
+                self.need(args[0], max(rank + _dropped(expr), _axis(expr) + 1))  # type: ignore[operator]
             elif intr.op in MATH_FNS and len(args) == 1 and (canonical.startswith("numpy.")
                                                                  or canonical.startswith("scipy.")):
                 self.need(args[0], rank)
@@ -696,6 +696,9 @@ class RankUses:
             return False  # i, j = np.triu_indices(n): an array of indices (X[i]: rows)
         if isinstance(v, cst.Name) and any(_is_mask(a) for a in self.assigns.get(v.value, [])):
             return False  # valid = target > 0; w[valid]: a mask, which takes as many axes as it has
+        if isinstance(v, cst.Name) and any(isinstance(a, cst.Call) and self.canonical(a.func) in _INDEX_ARRAYS
+                                           for a in self.assigns.get(v.value, [])):
+            return False  # order = np.argsort(x); w[order]: integers, but an array of them
         return isinstance(v, cst.Name) and self.is_number(v) and v.value not in self.params \
             or isinstance(v, cst.Name) and _only_ints(self.assigns.get(v.value, []))
 
@@ -711,6 +714,10 @@ def _is_mask(value: object) -> bool:
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.BitInvert):
         return _is_mask(value.expression)
     return False
+
+
+# The NumPy functions that make arrays of positions (an index of one is an index array).
+_INDEX_ARRAYS = ("numpy.argsort", "numpy.arange", "numpy.flatnonzero")
 
 
 def _only_ints(values: list[object]) -> bool:
@@ -750,6 +757,12 @@ def _axis(call: cst.Call) -> Optional[int]:
             k = _int_literal(a.value)
             return k if k is not None and k >= 0 else None
     return None
+
+
+def _dropped(call: cst.Call) -> int:
+    """The axes a reduction along an axis takes off: one, none with ``keepdims=True``."""
+    return 0 if any(a.keyword is not None and a.keyword.value == "keepdims" and isinstance(a.value, cst.Name)
+                    and a.value.value == "True" for a in call.args) else 1
 
 
 def _batched(call: cst.Call) -> bool:
