@@ -27,6 +27,8 @@ unsigned parameters, an MPI program without ``--ranks``.
 
 from __future__ import annotations
 
+import re
+
 import contextlib
 import ctypes
 import inspect
@@ -245,6 +247,8 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
             # double A[n][m] and double (*A)[m] are one block of memory, row-major, as NumPy's
             # arrays are; double **A is a table of row pointers, which check does not build.
             outside = c_params[k].split("(")[0].count("*")  # not the pointer of (*A)[m]
+            if base in _double_structs(primal) and depth == 1:  # vec2 *p: its doubles, struct after struct
+                base = "double"
             if base not in _C_SCALARS or (depth > 1 and (outside > 0 or c_params[k].count("*") > 1)):
                 raise CheckRefused(f"parameter '{name}' is declared '{c_params[k]}'; check passes double, float, "
                                    "int, long and unsigned values (size_t, uint32_t too), one-level pointers to "
@@ -255,6 +259,21 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         out.append(Param(name, kind, np.dtype(dtype), rank, name in shadowed,
                          name in returned or (kind == "float" and k in wrt_indices and name not in shadowed),
                          (fewest.get(name, 0), generic[name]) if name in generic else None))
+    return out
+
+
+def _double_structs(primal: Function) -> set[str]:
+    """The C structs of ``primal``'s parameters whose members are all doubles (scalars or arrays):
+    an array of them is one block of doubles, which the IR and the Python output take it for, and
+    check makes as such (a struct with other members keeps its padding and is refused)."""
+    mixed = {entry[0] for entry in primal.attrs.get("c_mixed") or []}
+    out = set()
+    for name, text, *_ in primal.attrs.get("c_structs") or []:
+        members = [line.strip() for line in text.splitlines()[1:-1] if line.strip()]
+        if name not in mixed and members and all(re.match(r"double\s+[A-Za-z_]\w*(\s*\[\s*\w+\s*\])*\s*(,\s*"
+                                                          r"[A-Za-z_]\w*(\s*\[\s*\w+\s*\])*\s*)*;$", m)
+                                                 for m in members):
+            out.add(name)
     return out
 
 

@@ -164,6 +164,56 @@ def test_c_struct_parameters_are_refused(tmp_path, capsys):
     assert "s2sad: error: check: 'r2' takes a struct" in capsys.readouterr().err
 
 
+STRUCTS_C = """\
+#include <math.h>
+#define D 3
+
+typedef struct { double x, y; } vec2;
+typedef struct { double pos[D]; double mass; } body;
+typedef struct { double v; int tag; } tagged;
+
+double path_len(const vec2 *p, int n) {
+    double L = 0.0;
+    for (int i = 1; i < n; i++) {
+        double dx = p[i].x - p[i - 1].x, dy = p[i].y - p[i - 1].y;
+        L += hypot(dx, dy);
+    }
+    return L;
+}
+
+double moment(const body *b, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < D; k++) s += b[i].mass * b[i].pos[k] * b[i].pos[k];
+    return s;
+}
+
+double tagged_sum(const tagged *t, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += t[i].v * t[i].v;
+    return s;
+}
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("func, target", [("path_len", "c"), ("path_len", "py"), ("moment", "c")])
+def test_an_array_of_structs_of_doubles_is_made_as_its_doubles(tmp_path, capsys, func, target):
+    path = tmp_path / "structs.c"
+    path.write_text(STRUCTS_C)
+    assert main(["check", str(path), "--func", func, "--wrt", "p" if func == "path_len" else "b",
+                 "--target", target]) == 0
+    assert "all adjoints match" in capsys.readouterr().out
+
+
+@needs_gcc
+def test_an_array_of_structs_with_other_members_is_refused(tmp_path, capsys):
+    path = tmp_path / "structs.c"
+    path.write_text(STRUCTS_C)
+    assert main(["check", str(path), "--func", "tagged_sum", "--wrt", "t"]) == 1
+    assert "parameter 't' is declared 'const tagged *'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
 def test_a_checkpointed_gradient_is_checked_too(tmp_path, capsys, schedule):
     path = tmp_path / "steps.py"
