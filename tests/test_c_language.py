@@ -696,7 +696,7 @@ double f(double *a, const double *b, int n)
 
 def test_sizeof_a_variable_is_its_bytes():
     """sizeof of a number or of a local array of constant extents, as C counts it (memcpy(y, y0,
-    sizeof y) copies the whole array); a variable-length array's size is no constant: refused."""
+    sizeof y) copies the whole array); a pointer's own size is refused."""
     source = MEMORY + """
 double f(const double *y0)
 {
@@ -715,10 +715,37 @@ double f(const double *y0)
     assert _run_ir(source, "f", y0) == want
     if have_gcc():
         assert CFunction(build(source), "f", ["double *"], "double")(y0) == want
-    (message,) = _diagnostics(MEMORY + "double f(const double *x, int n) {\n    double v[n];\n"
-                              "    memcpy(v, x, sizeof v);\n    return v[0];\n}\n")
-    assert message.startswith("4:25: sizeof is supported for scalar types, elements, numbers and arrays of "
+    (message,) = _diagnostics(MEMORY + "double f(const double *x, int n) {\n    const double *v = x;\n"
+                              "    return v[0] + sizeof v;\n}\n")
+    assert message.startswith("4:26: sizeof is supported for scalar types, elements, numbers and arrays of "
                               "constant size only"), message
+
+
+def test_sizeof_a_variable_length_array_is_its_declared_bytes():
+    """``sizeof v`` of ``double v[n]`` (and of its rows, ``sizeof A[0]`` of ``double A[n][m]``):
+    the bytes of the extents it was declared with, computed where it is read (probe round 11: it
+    was refused)."""
+    source = MEMORY + """
+double f(const double *x, int n, int m)
+{
+    double v[n];
+    double A[n][m];
+    memset(v, 0, sizeof v);
+    memset(A, 0, sizeof A);
+    memcpy(v, x, (n - 1) * sizeof v[0]);
+    for (int j = 0; j < m; j++) A[1][j] = x[j] * x[j];
+    double s = (double)(sizeof A[0] / sizeof(double));
+    for (int i = 0; i < n; i++) s += v[i] * v[i];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) s += A[i][j];
+    return s;
+}
+"""
+    x = np.arange(1.0, 6.0)
+    want = 3.0 + float(np.sum(x[:4] ** 2)) + float(np.sum(x[:3] ** 2))
+    assert _run_ir(source, "f", x, 5, 3) == want
+    if have_gcc():
+        assert CFunction(build(source), "f", ["double *", "int", "int"], "double")(x, 5, 3) == want
 
 
 @pytest.mark.parametrize("body, expected", [

@@ -634,7 +634,13 @@ class CExprLowering:
         if op in INCREMENTS:
             return self.increment(node, b, env)
         if op == "sizeof":
-            return build.const(self.at(b, node), self.size_of(node.expr), I64)
+            try:
+                return build.const(self.at(b, node), self.size_of(node.expr), I64)
+            except Fail:
+                runtime = self.array_bytes(node.expr, b, env)
+                if runtime is None:
+                    raise
+                return runtime
         if op == "&":
             member = self.member_address(node.expr, b, env)
             if member is not None:
@@ -1096,6 +1102,26 @@ class CExprLowering:
         if size is None:
             raise self.fail(node, "sizeof is supported for scalar types, elements, numbers and arrays of constant "
                             "size only", "write sizeof(double) times the number of elements")
+        return size
+
+    def array_bytes(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Value]:
+        """``sizeof t`` (``sizeof t[0]``) of a local array of numbers whose extents are not
+        constant (``double t[n]``): its elements' bytes times the extents it was declared with
+        (the array's own, which a later change of ``n`` leaves as C does); None for anything else."""
+        depth, base = 0, node
+        while isinstance(base, c_ast.ArrayRef):
+            base, depth = base.name, depth + 1
+        key = self.lookup(base.name) if isinstance(base, c_ast.ID) else None
+        arr = env.get(key) if key is not None else None
+        ct = self.ctypes.get(key) if key is not None else None
+        if not isinstance(arr, Value) or ct is None or ct.kind != "array" or ct.record is not None \
+                or ct.layout is not None or ct.scalar is None or not isinstance(arr.type, ArrayType) \
+                or depth > arr.type.rank:
+            return None
+        at = self.at(b, node)
+        size = build.const(at, BYTES[ct.scalar.name], I64)
+        for axis in range(depth, arr.type.rank):
+            size = build.mul(at, size, at.op1("dim", [arr], I64, axis=axis))
         return size
 
     def _bytes(self, ct: CType, depth: int) -> Optional[int]:
