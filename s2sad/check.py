@@ -234,6 +234,10 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         if name in dicts:
             raise CheckRefused(f"parameter '{dicts[name]}' is a dict read by its keys; check makes numbers and "
                                "arrays only")
+        tuples = {item: t for t, items in (primal.attrs.get("tuple_params") or {}).items() for item in items}
+        if name in tuples:
+            raise CheckRefused(f"parameter '{tuples[name]}' is a tuple the function unpacks; check makes numbers "
+                               "and arrays only")
         if str(elem) == "str":
             raise CheckRefused(f"parameter '{name}' is a string; check makes numbers and arrays only")
         if str(elem) == "comm":  # an MPI communicator: the ranks' own (check --ranks)

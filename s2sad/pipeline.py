@@ -173,6 +173,8 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
     aggregates = fn.attrs.get("c_aggregates") or {}
     dicts = fn.attrs.get("dict_params") or {}  # a dict read by its keys (parse/py_dicts): its items
     in_dict = {item[1]: d for d, items in dicts.items() for item in items}
+    tuples = fn.attrs.get("tuple_params") or {}  # a parameter the function unpacks (parse/py_entry_tuples)
+    in_dict.update({item: t for t, items in tuples.items() for item in items})
     shown = ", ".join(dict.fromkeys(aggregates[p][0] if p in aggregates else in_dict.get(p, p) for p in params))
     wrt: set[int] = set()
     problems: list[Diagnostic] = []
@@ -185,6 +187,14 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
                 problems.append(Diagnostic(
                     f"--wrt {name}: the struct '{name}' of '{fn.name}' has no floating-point members", fn.loc,
                     hint="list only structs that hold floating-point numbers, or arrays of them, in --wrt"))
+            wrt.update(floats)
+            continue
+        if name in tuples and spelled not in params:  # its floating-point items, each a parameter
+            floats = [i for i in map(params.index, tuples[name]) if _differentiable(fn.params[i].type)]
+            if not floats:
+                problems.append(Diagnostic(
+                    f"--wrt {name}: the items of '{name}' ({', '.join(tuples[name])}) hold no floating-point numbers",
+                    fn.loc, hint="list only parameters that hold floating-point numbers in --wrt"))
             wrt.update(floats)
             continue
         if name in dicts and spelled not in params:
@@ -452,6 +462,17 @@ def gradient_source(
     if target != "c":
         _refuse_struct_params(module, grad_name(name), target, module.source_lines)
         _refuse_global_arrays(module.functions[grad_name(name)], target, module.source_lines)
+    tuples = module.functions[grad_name(name)].attrs.get("tuple_params")
+    if target not in ("py", "numba") and tuples:
+        from .parse.python_frontend import parameter_locations  # Python input only
+
+        packed = next(iter(tuples))
+        raise DiagnosticError([Diagnostic(
+            f"--target {target}: parameter '{packed}' of '{name}' is unpacked into {', '.join(tuples[packed])}, and "
+            "C output takes arrays, not tuples of them", parameter_locations(source, Path(filename).name,
+                                                                             name).get(packed),
+            hint=f"use --target py or numba, or take {', '.join(tuples[packed])} as parameters")],
+            module.source_lines)
     if target != "py" and module.functions[grad_name(name)].attrs.get("dict_params"):
         dict_name = next(iter(module.functions[grad_name(name)].attrs["dict_params"]))
         from .parse.python_frontend import parameter_locations  # Python input only

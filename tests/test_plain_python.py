@@ -142,18 +142,24 @@ def test_calls_bound_as_python_binds_them(call, message):
     assert message in _refusal(src, "f", ["x"])
 
 
-def test_a_call_leaving_a_default_none_says_so_with_the_definition_as_written():
-    """The hint showed ``def logsumexp(a, axis)``, dropping the default (Python probe round 6)."""
-    src = """
-        def lse(a, axis=None):
-            return np.log(np.sum(np.exp(a)))
+def test_a_call_leaving_a_default_none_is_the_helper_without_it():
+    """``lse(x)`` of ``def lse(a, axis=None)``: refused before as a default of None, now the
+    instance without ``axis`` (py_none_defaults), whose ``np.sum(..., axis=None)`` is NumPy's
+    default; ``lse(x, axis=1)`` is the instance with it."""
+    from source_gradients import arr, check_source
 
-        def f(x):
-            return lse(x)
-    """
-    text = _refusal(src, "f", ["x"])
-    assert "error: 'axis' of 'lse' is left to its default, None, which s2sad takes only where it is a number or " \
-           "a string" in text and "hint: 'lse' is def lse(a, axis=None)" in text
+    src = """
+import numpy as np
+
+
+def lse(a, axis=None):
+    return np.log(np.sum(np.exp(a), axis=axis))
+
+
+def f(x: "f64[n, m]"):
+    return lse(x) + np.sum(lse(x, axis=1)) + np.mean(np.max(x, axis=None) * x)
+"""
+    check_source(src, ["x"], [arr("x", 3, 4)])
 
 
 def test_a_default_that_is_not_a_number_is_refused_for_the_function_differentiated_only():

@@ -301,6 +301,11 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         self.dicts: dict[str, list[list]] = fn.attrs.get("dict_params") or {}
         for name in self.dicts:
             self.namer.claim_fixed(name)
+        # The parameters the function differentiated unpacks (parse/py_entry_tuples): one
+        # parameter each, and one for their items' shadows, unpacked first thing.
+        self.tuples: dict[str, list[str]] = fn.attrs.get("tuple_params") or {} if is_gradient(fn) else {}
+        for name in self.tuples:
+            self.namer.claim_fixed(name)
         # Shape-generic parameters (adjoint.shape_generic) -> their shadows, which the gradient adds
         # their adjoints into instead of returning them (a number's or an array's, by the caller's).
         self.generic_shadows: dict[str, str] = fn.attrs.get("generic_shadows") or {}
@@ -345,6 +350,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         fills = fn.attrs.get("none_fills") or {}
         packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
         packs.update({item[1]: name for name, items in self.dicts.items() for item in items})
+        packs.update(self._tuple_packs())
         params = []
         self.printed_params: dict[Value, str] = {}  # each IR parameter -> the Python parameter that holds it
         keyword_only = fn.attrs.get("keyword_only_from")
@@ -370,7 +376,10 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
                                 "parameters that have one, which only a keyword-only parameter may, and Numba "
                                 "has none", fn.loc, hint="use --target py")
                 params.append(name)
-            if p.name_hint in self.generic_shadows and p.name_hint not in packs:
+            if p.name_hint in self.generic_shadows and self.generic_shadows[p.name_hint] in packs:
+                if packs[self.generic_shadows[p.name_hint]] not in params:  # (an item's: in the packed shadow)
+                    params.append(packs[self.generic_shadows[p.name_hint]])
+            elif p.name_hint in self.generic_shadows and p.name_hint not in packs:
                 shadow = self.generic_shadows[p.name_hint]  # a shape-generic parameter's shadow
                 if key in fills and "*" not in params:  # (no default: it follows w=None keyword-only)
                     if self.numba:
@@ -431,22 +440,37 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         elif info.d_return is not None:
             seed = by_index[info.d_return]
             kind = "array" if self.fn.params[info.d_return].type.is_array else "float"
-        generic = [(by_index[i], self.generic_shadows[p.name_hint]) for i, p in enumerate(self.fn.params)
-                   if p.name_hint in self.generic_shadows]
+        packs = self._tuple_packs()  # (an unpacked parameter's items: the packed parameter, once)
+        generic = [(by_index[i], packs.get(self.generic_shadows[p.name_hint], self.generic_shadows[p.name_hint]))
+                   for i, p in enumerate(self.fn.params) if p.name_hint in self.generic_shadows]
         # A shape-generic parameter that is an array in the IR has its shadow among the others.
         generic_arrays = [(by_index[j], by_index[i]) for j, i in generic_array_shadows(self.fn)]
-        in_order = sorted(generic_arrays + generic, key=lambda pair: by_index.index(pair[0]))
+        in_order = sorted((pair for pair in generic_arrays + generic if pair[1] not in packs.values()),
+                          key=lambda pair: by_index.index(pair[0]))
         return entry_text(Convention(
             primal=info.primal,
-            shadows=[(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())] + generic,
+            shadows=list(dict.fromkeys([(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())]
+                                       + generic)),
             scalars=[by_index[i] for i in info.returned or []
                      if self.fn.params[i].name_hint not in self.generic_shadows],
             scalar_cells=None,
             seed=seed,
             seed_kind=kind,
             with_value=bool(self.fn.attrs.get("with_value")),
-            calling=tuple(self._calling(by_index)) + tuple(generic_text(info.primal, in_order)),
+            calling=tuple(self._calling(by_index)) + tuple(generic_text(info.primal, in_order))
+            + tuple(self._tuple_text(info.primal, packs)),
         ))
+
+    def _tuple_text(self, primal: str, packs: dict[str, str]) -> list[str]:
+        """How the gradient takes a parameter the function unpacks: ``params`` unpacked into ``W,
+        b`` as the function does, ``d_params`` into their shadows (of each item's shape)."""
+        out = []
+        for name, items in self.tuples.items():
+            shadows = [s for s, pack in packs.items() if pack == "d_" + name]
+            out.append(f"{name} is unpacked into {', '.join(items)}, as in {primal}"
+                       + (f"; d_{name} into {', '.join(shadows)}, their shadows, each an array of its item's shape "
+                          "(a 0-d array for a number)." if shadows else "."))
+        return out
 
     def _calling(self, by_index: list[str]) -> list[str]:
         """The docstring's sentences on defaults and keyword-only parameters (``calling_text``)."""
@@ -477,7 +501,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
             at = lines.index(NJIT)
             lines[at:at + 1] = [*PARALLEL_LINES, NJIT_PARALLEL]
         renderer = _Renderer(self.namer, self.printer)
-        for st in self._unpack_dicts():  # before the checks, which may check what they unpack
+        for st in self._unpack_dicts() + self._unpack_tuples():  # before the checks, which may check them
             lines += renderer.stmt(st, "    ")
         lines += checks
         if checks and body and isinstance(body[0], Comment):
@@ -526,6 +550,43 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
             targets = tuple(Name(self.var[params[s]] if params[s].uses and params[s] in self.var else "_")
                             for s in seeds)
             out.append(Assign([Tuple(targets)], Name(name)))
+        return out
+
+    def _tuple_packs(self) -> dict[str, str]:
+        """Each item of a packed parameter -> the parameter (``W``, ``b`` -> ``params``), and each
+        item's shadow -> the packed shadow (``d_W``, ``d_b`` -> ``d_params``)."""
+        out: dict[str, str] = {}
+        info = grad_info(self.fn)
+        shadow_of = {v: k for k, v in info.shadows.items()} if info is not None else {}
+        names = [p.name_hint for p in self.fn.params]
+        returned = {names[i] for i in (info.returned or [])} if info is not None else set()
+        for name, items in self.tuples.items():
+            out.update({item: name for item in items})
+            numbers = [item for item in items if item in returned and item not in self.generic_shadows]
+            if numbers:
+                raise error(f"--wrt {name}: its item '{numbers[0]}' is a number, whose adjoint the gradient would "
+                            f"return beside the shadows of the others in d_{name}", self.fn.loc,
+                            hint=f"pass {numbers[0]} as a parameter of its own, or leave {name} out of --wrt")
+            for item in items:
+                k = names.index(item) if item in names else None
+                shadow = names[shadow_of[k]] if k in shadow_of else self.generic_shadows.get(item)
+                if shadow is not None:
+                    out[shadow] = "d_" + name
+        return out
+
+    def _unpack_tuples(self) -> list[Stmt]:
+        """``W, b = params`` and ``d_W, d_b = d_params``: a packed parameter and its shadows into the
+        gradient's parameter per item (``_`` for one nothing reads)."""
+        out: list[Stmt] = []
+        packs = self._tuple_packs()
+        by_pack: dict[str, list[str]] = {}
+        for item, pack in packs.items():
+            by_pack.setdefault(pack, []).append(item)
+        params = {p.name_hint: p for p in self.fn.params}
+        for pack, items in by_pack.items():
+            targets = tuple(Name(self.var[params[i]] if i in params and params[i].uses and params[i] in self.var
+                                 else i if i in self.generic_shadows.values() else "_") for i in items)
+            out.append(Assign([Tuple(targets)], Name(pack)))
         return out
 
     def _unpack_dicts(self) -> list[Stmt]:
@@ -589,6 +650,9 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         unchecked = self.unchecked[self.fn.name]
         lines = self._struct_comments(params) + [NJIT] + _def_lines(self.fn.name, params)
         lines += _docstring(self._convention())
+        renderer = _Renderer(self.namer, self.printer)
+        for st in self._unpack_tuples():  # (what the checks read: the function it calls unpacks them again)
+            lines += renderer.stmt(st, "    ")
         lines += [
             "    # Numba decides these checks from the argument types as it compiles, so that",
             f"    # {unchecked} is compiled only for the ranks it was written for.",

@@ -149,6 +149,10 @@ class ModuleInfo:
     # starts (py_none_defaults): the parameter's name -> the value filled in, NumPy spelled np.
     # Its gradient keeps the default and starts with the same fill.
     entry_none_fills: dict[str, "cst.BaseExpression"] = field(default_factory=dict)
+    # The parameters of the function differentiated that it only unpacks (py_entry_tuples): the
+    # parameter's name -> the names it unpacks into, which are its parameters instead. Its
+    # gradient takes the packed parameter (and its shadows packed) and unpacks them.
+    entry_tuples: dict[str, list[str]] = field(default_factory=dict)
 
     def canonical_name(self, node: cst.BaseExpression, local_names: frozenset[str] = frozenset()) -> Optional[str]:
         """The canonical dotted name ``node`` refers to, or None when it is not a library name.

@@ -31,7 +31,7 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     """Rewrite the spellings in every function of ``info``; the positions of the new nodes."""
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
-        if not any(isinstance(n, cst.Call) and (info.canonical_name(n.func) in _SPELLED
+        if not any(isinstance(n, cst.Call) and (info.canonical_name(n.func) in _SPELLED or _axis_none(info, n)
                                                  or _positional_axis(info, n) is not None or _item_of(info, n)
                                                  or _float_dtype(info, n) is not None)
                    or isinstance(n, cst.Attribute) and info.canonical_name(n) == "numpy.newaxis"
@@ -108,6 +108,11 @@ class _Rewriter(PlacedRewriter):
         return updated.with_changes(slice=index.with_changes(value=made))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if _axis_none(self.info, original):  # np.sum(x, axis=None): NumPy's default, all the entries
+            self.changed = True
+            kept = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "axis")]
+            return updated.with_changes(args=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+                                        if kept else [])
         at_axis = _positional_axis(self.info, original)
         if at_axis is not None:  # np.sum(x, 1), X.mean(0): the axis, as a keyword
             args = list(updated.args)
@@ -253,6 +258,25 @@ def _logsumexp(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
     shifted = cst.BinaryOperation(_grouped(x), cst.Subtract(), np_call("max", x, keepdims=True))
     total = np_call("log", np_call("sum", np_call("exp", shifted)))
     return cst.BinaryOperation(np_call("max", x), cst.Add(), total)
+
+
+# The reductions whose axis= defaults to None, all the entries (not np.sort, np.concatenate,
+# np.diff: there None means another thing than the default, or nothing).
+_REDUCED_BY_DEFAULT = frozenset({"sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "all", "any",
+                                 "argmax", "argmin", "median", "ptp", "average", "nansum", "nanmean", "nanmax",
+                                 "nanmin", "nanprod", "count_nonzero"})
+
+
+def _axis_none(info: ModuleInfo, call: cst.Call) -> bool:
+    """``np.sum(x, axis=None)``, ``x.mean(axis=None)``: a reduction given its default axis (a
+    helper's ``axis=None`` passed on: py_none_defaults)."""
+    if not any(a.keyword is not None and a.keyword.value == "axis" and isinstance(a.value, cst.Name)
+               and a.value.value == "None" for a in call.args):
+        return False
+    name = info.canonical_name(call.func) or ""
+    if name.startswith("numpy."):
+        return name.removeprefix("numpy.") in _REDUCED_BY_DEFAULT
+    return isinstance(call.func, cst.Attribute) and not name and call.func.attr.value in _REDUCED_BY_DEFAULT
 
 
 def _one_and_axis(info: ModuleInfo, call: cst.Call, others: tuple[str, ...] = ()

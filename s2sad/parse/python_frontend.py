@@ -58,6 +58,7 @@ from .py_default_axes import fix_default_axes
 from .py_dicts import rewrite_dicts, unexpanded_dict_problems
 from .py_function_args import specialize_function_arguments
 from .py_list_args import pass_list_items
+from .py_entry_tuples import unpack_entry_tuples
 from .py_none_defaults import fill_none_defaults
 from .py_list_front import build_lists_at_the_back
 from .py_list_results import return_list_arrays
@@ -263,6 +264,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         # trapezoid(lambda x: g(x, k), a, b): trapezoid_lambda(k, a, b), calling g where it called f
         lambda i, at: specialize_function_arguments(i, at, func),
         lambda i, at: fill_none_defaults(i, at, func),  # if w is None: w = np.ones(n), dense(x, W) of b=None
+        lambda i, at: unpack_entry_tuples(i, at, func),  # def loss(params, X): W, b = params: loss(W, b, X)
         inline_module_arrays,  # TAUS = np.array([0.1, 0.9]) at the top: made again where a function starts
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
         rewrite_starred,  # first, *_ = x: first = x[0]
@@ -316,6 +318,8 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         shapes[name] = shapes_of(fn)
         if name == func and info.entry_none_fills:  # its gradient fills them as it does (py_none_defaults)
             fn.attrs["none_fills"] = {p: cst.Module([]).code_for_node(e) for p, e in info.entry_none_fills.items()}
+        if name == func and info.entry_tuples:  # its gradient takes these packed (py_entry_tuples)
+            fn.attrs["tuple_params"] = dict(info.entry_tuples)
         if name == func and info.entry_dicts:  # its gradient takes these dicts whole (py_dicts)
             fn.attrs["dict_params"] = {d: [[key, name] + ([] if default is None else [default])
                                            for key, name, default in items] for d, items in info.entry_dicts.items()}

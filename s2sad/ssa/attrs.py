@@ -26,11 +26,12 @@ from .ops import points_into_member, storage_of
 
 # What the front ends record of a function's source for the emitters, which its gradient keeps:
 # annotated shapes; C input's declaration (parameter and result types, struct parameters),
-# macros, structs, typedefs and unsigned types; CUDA's kind of function and launch.
+# macros, structs, typedefs and unsigned types; CUDA's kind of function and launch; the packed
+# parameters of Python's function differentiated (dicts, tuples) and the fills of its None defaults.
 SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_mixed", "c_typedefs",
                 "c_unsigned", "cuda", "launch", "result_names", "specialized_from", "given",
                 "array_helpers", "global_arrays", "static_arrays", "local_statics", "dict_params",
-                "none_fills")
+                "none_fills", "tuple_params")
 
 # A float op the source spelled with NumPy on numbers (``np.log(x)``, ``np.divide(a, b)``), and the
 # ops its derivative rule made: the Python output computes them with NumPy's function, which gives
