@@ -5,6 +5,10 @@ Python and Numba output; C output and ``check`` refuse it, each with a message."
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from fd import central_difference
@@ -30,8 +34,9 @@ def _shapes():
 
 
 @pytest.mark.parametrize("target", ["py", "numba"])
-def test_the_gradient_takes_the_packed_parameter_and_its_shadows_packed(target):
+def test_the_gradient_takes_the_packed_parameter_and_its_shadows_packed(target, tmp_path):
     text = pipeline.gradient_source(PACKED, "prog.py", "loss", ["params"], target, pipeline.Options())
+    _ruff_clean(text, tmp_path)  # (Numba's checked entry unpacks only the items its checks read)
     assert "def grad_loss(params, d_params, X, y, d_return=1.0):" in text, text
     assert "W1, b1, W2, b2 = params" in text and "params is unpacked into W1, b1, W2, b2" in text
     grad = load(text, "<grad loss>")["grad_loss"]  # (Numba's compiled: a heterogeneous tuple)
@@ -79,3 +84,11 @@ def test_a_number_among_the_items_differentiated_is_refused_with_a_message():
     assert "--wrt params: its item 'lam' is a number" in info.value.render()
     text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "py", pipeline.Options())
     assert "W, lam = params" in text  # (not differentiated, the items are unpacked as they are)
+
+
+def _ruff_clean(text: str, tmp_path) -> None:
+    path = tmp_path / "emitted.py"
+    path.write_text(text)
+    ruff = Path(sys.executable).with_name("ruff")
+    r = subprocess.run([str(ruff), "check", "--isolated", "--no-cache", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -204,6 +204,9 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         return ArrayBinOp(_BINARY[n], a[0], a[1])
     if n in ("maximum", "minimum"):
         return call(f"np.{n}", a[0], a[1])
+    if n in ("ne", "eq") and op.operands[0] is op.operands[1]:  # x != x: where x is NaN (np.isnan,
+        nan = call("np.isnan", a[0])  # which linters take for what it is)
+        return nan if n == "ne" else call("np.logical_not", nan)
     if n in _COMPARE:
         return Compare(_COMPARE[n], a[0], a[1])
     if n == "neg":

@@ -501,16 +501,16 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
             at = lines.index(NJIT)
             lines[at:at + 1] = [*PARALLEL_LINES, NJIT_PARALLEL]
         renderer = _Renderer(self.namer, self.printer)
-        for st in self._unpack_dicts() + self._unpack_tuples():  # before the checks, which may check them
-            lines += renderer.stmt(st, "    ")
-        lines += checks
+        rest = list(checks)
         if checks and body and isinstance(body[0], Comment):
-            lines.append("")
+            rest.append("")
         for k, st in enumerate(body or [Keyword("pass")]):
             if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
-                lines.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
+                rest.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
+            rest += renderer.stmt(st, "    ")
+        for st in self._unpack_dicts() + self._unpack_tuples(rest):  # before the checks, which may check them
             lines += renderer.stmt(st, "    ")
-        return "\n".join(lines)
+        return "\n".join(lines + rest)
 
     def value_expr(self, v: Value) -> Expr:
         """A value the source reduced as a whole (``np.sum(total)``, which the IR takes for the
@@ -574,18 +574,19 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
                     out[shadow] = "d_" + name
         return out
 
-    def _unpack_tuples(self) -> list[Stmt]:
+    def _unpack_tuples(self, read: list[str]) -> list[Stmt]:
         """``W, b = params`` and ``d_W, d_b = d_params``: a packed parameter and its shadows into the
-        gradient's parameter per item (``_`` for one nothing reads)."""
+        gradient's parameter per item (``_`` for one the lines ``read`` do not mention)."""
         out: list[Stmt] = []
         packs = self._tuple_packs()
         by_pack: dict[str, list[str]] = {}
         for item, pack in packs.items():
             by_pack.setdefault(pack, []).append(item)
         params = {p.name_hint: p for p in self.fn.params}
+        text = "\n".join(read)
         for pack, items in by_pack.items():
-            targets = tuple(Name(self.var[params[i]] if i in params and params[i].uses and params[i] in self.var
-                                 else i if i in self.generic_shadows.values() else "_") for i in items)
+            names = [self.var[params[i]] if i in params and params[i] in self.var else i for i in items]
+            targets = tuple(Name(n if re.search(rf"\b{re.escape(n)}\b", text) else "_") for n in names)
             out.append(Assign([Tuple(targets)], Name(pack)))
         return out
 
@@ -651,7 +652,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         lines = self._struct_comments(params) + [NJIT] + _def_lines(self.fn.name, params)
         lines += _docstring(self._convention())
         renderer = _Renderer(self.namer, self.printer)
-        for st in self._unpack_tuples():  # (what the checks read: the function it calls unpacks them again)
+        for st in self._unpack_tuples(checks):  # (what the checks read: the function it calls unpacks them again)
             lines += renderer.stmt(st, "    ")
         lines += [
             "    # Numba decides these checks from the argument types as it compiles, so that",
