@@ -92,3 +92,11 @@ def _ruff_clean(text: str, tmp_path) -> None:
     ruff = Path(sys.executable).with_name("ruff")
     r = subprocess.run([str(ruff), "check", "--isolated", "--no-cache", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_item_named_before_the_unpacking_leaves_the_parameter_packed():
+    """``W`` used before ``W, b = params`` is another value there: the parameter stays as it is."""
+    source = HEADER + ("def f(params, x):\n    W = x * 2.0\n    s = np.sum(W)\n    W, b = params\n"
+                       "    return s + np.sum(np.tanh(W @ x) * b)\n")
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "py", pipeline.Options())
+    assert "is unpacked into" not in text, text

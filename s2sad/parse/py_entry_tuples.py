@@ -41,8 +41,10 @@ def unpack_entry_tuples(info: ModuleInfo, positions, entry: str) -> dict[cst.CST
         items = _unpacked(body[mentions[0]], name) if len(mentions) == 1 else None
         if items is None or len(items) < 2 or set(items) & (taken - {name}) or len(set(items)) != len(items) \
                 or sum(n.value == name for n in all_names(body[mentions[0]])) != 1 \
-                or not any(_used_as_array(fn.body, item) for item in items):
-            continue  # (items that are only numbers: an array's entries, x, y = state, py_lower)
+                or not any(_used_as_array(fn.body, item) for item in items) \
+                or any(n.value in items for st in body[:mentions[0]] for n in all_names(st)):
+            continue  # (items that are only numbers: an array's entries, x, y = state, py_lower; a name
+            # the function uses before it unpacks: not yet the item there)
         made = [at.place(p.with_changes(name=at.place(cst.Name(item), p.name), comma=cst.MaybeSentinel.DEFAULT), p)
                 for item in items]
         params[k:k + 1] = made
