@@ -116,3 +116,11 @@ def _refusal(source: str) -> str:
     with pytest.raises(DiagnosticError) as info:
         pipeline.gradient_source(source, "prog.py", "f", ["x" if "def f(x" in source else "W1"], "py")
     return info.value.render()
+
+
+def test_a_fill_reading_a_parameter_rebound_before_it_is_not_moved_to_the_entry():
+    """``x = x[1:]`` before ``if w is None: w = np.ones(x.shape[0])``: the fill reads the new ``x``,
+    which the gradient's entry does not have; it stays in the body, refused where it tests None."""
+    source = FILLED.replace("    if w is None:\n", "    x = x[1:]\n    y = y[1:]\n    if w is None:\n")
+    text = _refusal(source)
+    assert "a test of None is supported only where it is decided before typing" in text, text

@@ -116,8 +116,9 @@ def _fill_entry(info: ModuleInfo, entry: str, placed: Placed) -> None:
         if not mentions:
             continue
         fill = _fill_of(body[mentions[0]], name)
-        if fill is None or any(_none_test(n, {name}) for st in body[mentions[0] + 1:] for n in walk(st)):
-            continue
+        if fill is None or any(_none_test(n, {name}) for st in body[mentions[0] + 1:] for n in walk(st)) \
+                or read_names(fill) & set(assigned_names(body[:mentions[0]])):
+            continue  # (a parameter the fill reads, rebound before it: the gradient's entry has another)
         value = _library_spelled(fill, info, params - {name})
         if value is None:
             continue
