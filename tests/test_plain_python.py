@@ -1583,3 +1583,15 @@ def test_a_counter_that_unrolling_would_misread_leaves_the_list_refused(loop):
     assert loop in source
     text = _refusal(source, "f", ["W1"])
     assert "error:" in text, text
+
+
+# Review of the unrolling (session 53): a parameter the function rebinds after naming it in a list
+# (Ws = [W1, W2]; W1 = W1 * 2.0) is still the array passed in the list, where the unrolled pass
+# read the new W1: a wrong gradient (MISMATCH 0.6), by a loop over the list and by a counter.
+@pytest.mark.parametrize("loop", ["for W in Ws:\n        h = np.tanh(W @ h)",
+                                  "for i in range(2):\n        h = np.tanh(Ws[i] @ h)"])
+def test_a_list_of_a_parameter_the_function_rebinds_is_not_unrolled(loop):
+    source = ('import numpy as np\n\n\ndef f(W1: "f64[n, n]", W2: "f64[n, n]", x: "f64[n]"):\n'
+              "    Ws = [W1, W2]\n    W1 = W1 * 2.0\n    h = x\n    " + loop + "\n    return np.sum(h) + np.sum(W1)\n")
+    with pytest.raises(DiagnosticError):
+        pipeline.gradient_source(source, "prog.py", "f", ["W1", "W2"], "py")

@@ -266,7 +266,9 @@ def literal_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
                 for w in walk(t.target):
                     if isinstance(w, cst.Name):
                         assigns.setdefault(w.value, []).append(n)
-    written = set(assigned_names([fn.body])) | {p.name.value for p in fn.params.params}
+    # (a parameter the body rebinds is no such name either: W1 = W1 * 2.0 after the list is made
+    # leaves the list the array passed, where the item read as W1 would be the new one)
+    written = set(assigned_names([fn.body]))
     candidates: dict[str, cst.BaseExpression] = {}
     for name, sites in assigns.items():
         st = sites[0]
@@ -277,8 +279,7 @@ def literal_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
         flat = [v for item in items for v in (item.elements if isinstance(item, cst.Tuple) else [item])]
         flat = [v.value if isinstance(v, cst.Element) else v for v in flat]
         if len(items) != len(st.value.elements) or not all(_simple(v) for v in flat) or any(
-                isinstance(v, cst.Name) and v.value in written - {p.name.value for p in fn.params.params}
-                for v in flat):
+                isinstance(v, cst.Name) and v.value in written for v in flat):
             continue
         candidates[name] = st.value
     return candidates
