@@ -157,7 +157,8 @@ def lse(a, axis=None):
 
 
 def f(x: "f64[n, m]"):
-    return lse(x) + np.sum(lse(x, axis=1)) + np.mean(np.max(x, axis=None) * x)
+    return lse(x) + np.sum(lse(x, axis=1)) + np.mean(np.max(x, axis=None) * x) + np.nansum(x, axis=None) \\
+        + np.average(x * x, axis=None) + x.sum(axis=None)
 """
     check_source(src, ["x"], [arr("x", 3, 4)])
 

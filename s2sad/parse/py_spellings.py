@@ -109,10 +109,10 @@ class _Rewriter(PlacedRewriter):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _axis_none(self.info, original):  # np.sum(x, axis=None): NumPy's default, all the entries
-            self.changed = True
+            self.changed = True  # (then spelled as any such call: np.nansum(x, axis=None))
             kept = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "axis")]
-            return updated.with_changes(args=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-                                        if kept else [])
+            updated = updated.with_changes(args=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+                                           if kept else [])
         at_axis = _positional_axis(self.info, original)
         if at_axis is not None:  # np.sum(x, 1), X.mean(0): the axis, as a keyword
             args = list(updated.args)
