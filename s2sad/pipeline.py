@@ -464,24 +464,16 @@ def gradient_source(
         _refuse_global_arrays(module.functions[grad_name(name)], target, module.source_lines)
     tuples = module.functions[grad_name(name)].attrs.get("tuple_params")
     if target not in ("py", "numba") and tuples:
-        from .parse.python_frontend import parameter_locations  # Python input only
-
-        packed = next(iter(tuples))
-        raise DiagnosticError([Diagnostic(
-            f"--target {target}: parameter '{packed}' of '{name}' is unpacked into {', '.join(tuples[packed])}, and "
-            "C output takes arrays, not tuples of them", parameter_locations(source, Path(filename).name,
-                                                                             name).get(packed),
-            hint=f"use --target py or numba, or take {', '.join(tuples[packed])} as parameters")],
-            module.source_lines)
+        packed, items = next(iter(tuples.items()))
+        _refuse_packed_param(source, filename, name, packed, f"--target {target}: parameter '{packed}' of '{name}' "
+                             f"is unpacked into {', '.join(items)}, and C output takes arrays, not tuples of them",
+                             f"use --target py or numba, or take {', '.join(items)} as parameters",
+                             module.source_lines)
     if target != "py" and module.functions[grad_name(name)].attrs.get("dict_params"):
         dict_name = next(iter(module.functions[grad_name(name)].attrs["dict_params"]))
-        from .parse.python_frontend import parameter_locations  # Python input only
-
-        raise DiagnosticError([Diagnostic(
-            f"--target {target}: parameter '{dict_name}' of '{name}' is a dict, which "
-            f"{'Numba functions do' if target == 'numba' else 'C output does'} not take",
-            parameter_locations(source, Path(filename).name, name).get(dict_name), hint="use --target py")],
-            module.source_lines)
+        taker = "Numba functions do" if target == "numba" else "C output does"
+        _refuse_packed_param(source, filename, name, dict_name, f"--target {target}: parameter '{dict_name}' of "
+                             f"'{name}' is a dict, which {taker} not take", "use --target py", module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_strings(module, source, filename, name, target)
@@ -494,6 +486,16 @@ def gradient_source(
                 _refuse_array_result(fn, fn.attrs.get("specialized_from", info.primal), target, module.source_lines)
         _refuse_several_results(module, name, target, module.source_lines)
     return emit_source(module, target, grad_name(name), header, options)
+
+
+def _refuse_packed_param(source: str, filename: str, name: str, param: str, message: str, hint: str,
+                         lines: list[str]) -> None:
+    """The located error for a parameter of Python's ``name`` the target does not take as the
+    function does (a dict read by keys, a tuple unpacked), at the parameter as written."""
+    from .parse.python_frontend import parameter_locations  # Python input only
+
+    raise DiagnosticError([Diagnostic(message, parameter_locations(source, Path(filename).name, name).get(param),
+                                      hint=hint)], lines)
 
 
 def emit_source(module: Module, target: str, entry: str, header: str = "", options: Options = DEFAULT) -> str:

@@ -311,6 +311,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         self.generic_shadows: dict[str, str] = fn.attrs.get("generic_shadows") or {}
         for name in self.generic_shadows.values():
             self.namer.claim_fixed(name)
+        self.tuple_packs = self._tuple_packs()  # (the items of self.tuples and their shadows: their packs)
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
@@ -350,7 +351,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         fills = fn.attrs.get("none_fills") or {}
         packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
         packs.update({item[1]: name for name, items in self.dicts.items() for item in items})
-        packs.update(self._tuple_packs())
+        packs.update(self.tuple_packs)
         params = []
         self.printed_params: dict[Value, str] = {}  # each IR parameter -> the Python parameter that holds it
         keyword_only = fn.attrs.get("keyword_only_from")
@@ -440,7 +441,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         elif info.d_return is not None:
             seed = by_index[info.d_return]
             kind = "array" if self.fn.params[info.d_return].type.is_array else "float"
-        packs = self._tuple_packs()  # (an unpacked parameter's items: the packed parameter, once)
+        packs = self.tuple_packs  # (an unpacked parameter's items: the packed parameter, once)
         generic = [(by_index[i], packs.get(self.generic_shadows[p.name_hint], self.generic_shadows[p.name_hint]))
                    for i, p in enumerate(self.fn.params) if p.name_hint in self.generic_shadows]
         # A shape-generic parameter that is an array in the IR has its shadow among the others.
@@ -578,7 +579,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
         """``W, b = params`` and ``d_W, d_b = d_params``: a packed parameter and its shadows into the
         gradient's parameter per item (``_`` for one the lines ``read`` do not mention)."""
         out: list[Stmt] = []
-        packs = self._tuple_packs()
+        packs = self.tuple_packs
         by_pack: dict[str, list[str]] = {}
         for item, pack in packs.items():
             by_pack.setdefault(pack, []).append(item)

@@ -1176,8 +1176,7 @@ def _stepped_matrix(lw: "ExprLowerer", node: cst.CSTNode, arr: Value, indices: l
         columns = arr_op(lw, b, node, "take", [turned, stepped_indices(lw, second, turned, b, env, at=at)])
         picked, rest = arr_op(lw, b, node, "transpose", [columns]), [first, whole]
     picked.defining_op.attrs[STEPPED_VIEW] = True  # (is_view)
-    if all(i is None or (isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None)
-           for i in rest):
+    if all(i is None or is_whole_slice(i) for i in rest):
         return picked
     return _sliced(lw, node, picked, 2, rest, b, env, at)
 

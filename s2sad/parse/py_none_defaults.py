@@ -32,7 +32,7 @@ from typing import Optional
 import libcst as cst
 
 from .py_default_axes import Placed, _is_callee
-from .py_flow import all_names, assigned_names, read_names, walk
+from .py_flow import all_names, assigned_names, fresh_name, read_names, walk
 from .py_module import ModuleInfo
 from .py_params import bind_arguments, parameters
 from .py_spellings import PlacedRewriter, VariableRewriter
@@ -294,10 +294,8 @@ def _instance_names(info: ModuleInfo, name: str, instances: dict) -> dict[frozen
         if len(instances) == 1 or not none:
             out[none] = name
             continue
-        new = name + "_no_" + "_".join(sorted(none))
-        while new in info.functions or new in info.imports or new in info.constants or new in info.other_globals:
-            new += "_"
-        out[none] = new
+        out[none] = fresh_name(name + "_no_" + "_".join(sorted(none)),
+                               {*info.functions, *info.imports, *info.constants, *info.other_globals, *out.values()})
     return out
 
 

@@ -36,7 +36,7 @@ def unroll_literal_loops(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     """Unroll the loops over literal lists in every function of ``info``; the new nodes' positions."""
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
-        named, ranges = _named_lists_and_ranges(fn)
+        named, ranges = _named_lists(fn)
         if not named and not any(isinstance(n, cst.For) and literal_of(n.iter, {}) is not None
                                  or _summed_over_literal(n) is not None for n in walk(fn)):
             continue
@@ -159,17 +159,13 @@ def _indexes(n: cst.CSTNode, name: str, length: int) -> bool:
         and isinstance(_constant_part(n, length), int)
 
 
-def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+def _named_lists(fn: cst.FunctionDef) -> tuple[dict[str, cst.BaseExpression], dict[cst.For, list[int]]]:
     """Locals that name a literal list only loops run over (``weights = [W1, W2]`` then ``for W in
-    weights:``), or that is read at constant indices, by ``len`` or unpacked (``W1, W2 = weights``):
-    name -> the literal, each item a name the function never assigns (so the list holds what it is
-    read as) or a constant. The assignment goes where the loops are unrolled (a
-    list no longer read at all, its items passed to a helper instead, goes too)."""
-    return _named_lists_and_ranges(fn)[0]
-
-
-def _named_lists_and_ranges(fn: cst.FunctionDef) -> tuple[dict[str, cst.BaseExpression], dict[cst.For, list[int]]]:
-    """``_named_lists``, and the loops over constant ranges whose counters index them (``for i in
+    weights:``), or that is read at constant indices, by ``len``, unpacked (``W1, W2 = weights``) or
+    at the counter of a loop over a constant range: name -> the literal, each item a name the
+    function never assigns (so the list holds what it is read as) or a constant. The assignment
+    goes where the loops are unrolled (a list no longer read at all, its items passed to a helper
+    instead, goes too). And the loops over constant ranges whose counters pick items (``for i in
     range(len(Ws)): ... Ws[i] ...``): loop -> the counter's values, each pass's index in range."""
     candidates = literal_lists(fn)
     lengths = {name: len(lit.elements) for name, lit in candidates.items()}  # type: ignore[attr-defined]
@@ -523,9 +519,9 @@ def _integer_value(e: cst.BaseExpression, env: Optional[dict[str, int]] = None,
         return int(e.evaluated_value)
     if isinstance(e, cst.Name) and env and e.value in env:
         return env[e.value]
-    if lengths and isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "len" \
-            and len(e.args) == 1 and isinstance(e.args[0].value, cst.Name) and e.args[0].value.value in lengths:
-        return lengths[e.args[0].value.value]
+    counted = next((n for name, n in (lengths or {}).items() if _counts(e, name)), None)
+    if counted is not None:  # len(weights)
+        return counted
     if isinstance(e, cst.UnaryOperation):
         v = _integer_value(e.expression, env, lengths)
         if v is None:
