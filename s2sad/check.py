@@ -388,6 +388,53 @@ def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[s
     return out
 
 
+def _agreed_shapes(fn: Function, params: list[Param], ints: dict[str, int], settings: Settings,
+                   shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """``shapes`` with the extents a Python function takes to be equal (``fn.attrs
+    ["same_extents"]``, which its gradient checks on entry) made so where --sizes does not give
+    them: ``y = step(y)`` in a loop, ``step`` returning ``np.array([.., ..])``, makes ``y0`` 2 long,
+    and two arrays a callee takes alike one length. Without it the primal fails on broadcasting
+    (``--size`` on every axis) before check compares anything."""
+    arrays = {p.name: p for p in params if p.kind == "array" and p.generic is None}
+    out = dict(shapes)
+    fixed: set[tuple[str, int]] = set()
+
+    def value(side: tuple) -> Optional[int]:
+        if side[0] == "const":
+            return int(side[1])
+        if side[0] == "int":
+            return ints.get(side[1])
+        if side[1] not in arrays:
+            return None
+        return settings.sizes.get(side[1], out.get(side[1], (settings.size,) * arrays[side[1]].rank))[side[2]]
+
+    def settle(side: tuple, extent: int) -> None:
+        name, axis = side[1], side[2]
+        shape = list(out.get(name, (settings.size,) * arrays[name].rank))
+        shape[axis] = extent
+        out[name] = tuple(shape)
+        fixed.add((name, axis))
+
+    facts = [tuple(tuple(side) for side in fact["sides"]) for fact in fn.attrs.get("same_extents") or []]
+    for _ in range(len(facts) + 1):  # until every fact that can be met is (each pass settles one at least)
+        changed = False
+        for a, b in facts:
+            free = [side for side in (a, b) if side[0] == "dim" and side[1] in arrays
+                    and side[1] not in settings.sizes and (side[1], side[2]) not in fixed]
+            if not free:
+                continue
+            known = [side for side in (a, b) if side not in free]
+            extent = value(known[0]) if known else max(value(side) or 0 for side in free)
+            if extent is None or extent < 1:
+                continue
+            for side in free:
+                settle(side, extent)
+            changed = True
+        if not changed:
+            break
+    return out
+
+
 def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
             needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]], guess: bool = True,
             ints: Optional[dict[str, int]] = None, defaults: Optional[dict[str, float]] = None) -> dict[str, Any]:
@@ -749,7 +796,8 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
     annotated = (lambda ints: {}) if is_c(path) else (
         lambda ints: _annotated_shapes(primal, ints, settings, given_symbols))
     inputs = _inputs(params, settings, rng,
-                     lambda ints: {**annotated(ints), **_needed_shapes(primal_module, primal, ints)},
+                     lambda ints: _agreed_shapes(primal, params, ints, settings, {
+                         **annotated(ints), **_needed_shapes(primal_module, primal, ints)}),
                      guess=not is_c(path) and (target != "c" or _all_symbols(primal, params, sized_by_symbols)),
                      ints=given_symbols, defaults=primal_fn.defaults)
     for symbol, places in symbols:

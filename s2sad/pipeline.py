@@ -636,6 +636,19 @@ def _refuse_strings(module: Module, source: str, filename: str, name: str, targe
                 module.source_lines)
 
 
+def _extent_annotation(grad: Function, fact: dict) -> str:
+    """The annotation that settles an extent fact for C output, where one does: a vector taken to
+    have a constant length (``y0: "f64[2]"``); else nothing."""
+    sides = [tuple(side) for side in fact["sides"]]
+    dims = [side for side in sides if side[0] == "dim"]
+    consts = [side for side in sides if side[0] == "const"]
+    param = next((p for p in grad.params if dims and p.name_hint == dims[0][1]), None)
+    if not consts or param is None or not param.type.is_array or param.type.rank != 1:
+        return ""
+    elem = "i64" if param.type.elem.is_int else "f64"  # type: ignore[attr-defined]
+    return f', or annotate {param.name_hint}: "{elem}[{consts[0][1]}]"'
+
+
 def _annotated_equal(sides: list, shapes: dict) -> bool:
     """Whether extents said to be equal (``["dim", name, axis]``, ``["const", k]``) are one constant
     by the parameters' annotations (``shapes``: name -> each axis's extent as written)."""
@@ -676,7 +689,8 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
         raise DiagnosticError([Diagnostic(
             f"--target {target}: {what}, which a C caller's arrays do not let the gradient check",
             SourceLoc(grad.loc.file if grad.loc else filename, line, col, end_line, end_col),
-            hint="use --target py or numba (their gradients check it on entry)")], lines)
+            hint="use --target py or numba (their gradients check it on entry)" + _extent_annotation(grad, fact))],
+            lines)
     # An integer taken for one (``x[idx]``, which NumPy takes an array of integers for too): a C
     # ``long`` takes no array (a caller's pointer does not compile), so no guess of C's is silent.
     ints = {p.name_hint for p in grad.params if p.type.is_int}

@@ -253,6 +253,34 @@ def test_arrays_get_the_shapes_the_code_reads_at_the_integers_chosen(tmp_path, c
             in capsys.readouterr().err)
 
 
+RK4_PY = HEADER + """
+
+def step(y, h: float):
+    return y + h * np.array([1.5 * y[0] - y[0] * y[1], -3.0 * y[1] + y[0] * y[1]])
+
+
+def simulate(y0, w, h: float = 0.01):
+    y = y0.copy()
+    v = w.copy()
+    for _ in range(20):
+        y = step(y, h)
+        v = np.tanh(v + y[0] * w)
+    return y[0] + y[1] + np.sum(v)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_extents_the_gradient_checks_on_entry_are_chosen_so(tmp_path, capsys, target):
+    """y is rebound in a loop to a 2-long array: y0 is made 2 long (4, --size, fails on
+    broadcasting in the primal), and w as long as v, which the loop keeps; --sizes still rules."""
+    path = tmp_path / "rk4.py"
+    path.write_text(RK4_PY)
+    assert main(["check", str(path), "--func", "simulate", "--wrt", "y0,w", "--target", target]) == 0
+    assert "all adjoints match" in capsys.readouterr().out
+    assert main(["check", str(path), "--func", "simulate", "--wrt", "y0", "--sizes", "y0=3"]) == 1
+    assert "raised ValueError" in capsys.readouterr().err
+
+
 JACOBI_C = """\
 void jacobi(int n, int m, int iters, double u[n][m], const double f[n][m], double h2) {
     double tmp[n][m];

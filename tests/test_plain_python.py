@@ -841,8 +841,10 @@ def test_an_array_unpacked_gives_its_items_and_its_length_is_checked():
     exec(compile(text, "<grad>", "exec"), namespace)
     with pytest.raises(ValueError, match="must equal 2"):
         namespace["grad_f"](np.ones(3), np.zeros(3), np.ones((2, 3)), np.zeros((2, 3)), 1.0, 1.0)
-    with pytest.raises(DiagnosticError, match="a C caller's arrays do not let the gradient check"):
+    with pytest.raises(DiagnosticError, match="a C caller's arrays do not let the gradient check") as refused:
         pipeline.gradient_source(UNPACKED, "prog.py", "f", ["state"], "c")
+    # the hint names the annotation the next test shows C output takes
+    assert refused.value.diagnostics[0].hint.endswith('or annotate state: "f64[2]"')
 
 
 def test_an_array_unpacked_whose_length_is_annotated_takes_c_output(tmp_path, capsys):
