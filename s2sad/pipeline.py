@@ -702,14 +702,16 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     free = set(grad.attrs.get("rank_free") or ())
     where = parameter_locations(source, Path(filename).name, name)
     problems = []
+    int_arrays = {p.name_hint for p in grad.params if p.type.is_array and p.type.elem.is_int}  # type: ignore
     for param, rank in assumed.items():
         if rank > 0:
-            matrix = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
+            elem = "i64" if param in int_arrays else "f64"  # (an index array: y of p[np.arange(n), y])
+            matrix = f'"{elem}[m, n]"' if rank == 1 else f'"{elem}[n]"'
             problems.append(Diagnostic(
                 f"--target {target}: the rank of parameter '{param}' is not evident in '{name}' "
                 f"(it would be taken for a {rank}-D array), and a C caller's array carries no rank to check",
                 where.get(param, grad.loc),
-                hint=f'annotate {param}: "{_shape_of_rank(rank)}" (or {param}: {matrix} for a '
+                hint=f'annotate {param}: "{_shape_of_rank(rank, elem)}" (or {param}: {matrix} for a '
                      f'{"matrix" if rank == 1 else "vector"})'))
         else:
             why = ("its value is never used" if param in free
@@ -722,10 +724,10 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     raise DiagnosticError(problems, lines)
 
 
-def _shape_of_rank(rank: int) -> str:
+def _shape_of_rank(rank: int, elem: str = "f64") -> str:
     """An annotation of that rank, as the rank guards spell them: "f64[n]", "f64[m, n]", ..."""
     names = ["n"] if rank == 1 else ["m", "n"] if rank == 2 else [f"n{k}" for k in range(rank)]
-    return f"f64[{', '.join(names)}]"
+    return f"{elem}[{', '.join(names)}]"
 
 
 IR_STAGES = ("primal", "optimized", "adjoint")

@@ -524,6 +524,14 @@ def test_c_output_refuses_an_assumed_rank_naming_the_annotation():
     assert 'hint: annotate W: "f64[n]" (or W: "f64[m, n]" for a matrix)' in text
 
 
+def test_the_annotation_named_for_an_index_array_is_of_integers():
+    """The labels of the cross-entropy idiom index an array: "f64[n]" would not do for them."""
+    source = 'def f(z: "f64[m, n]", y):\n    return -np.sum(np.log(z[np.arange(z.shape[0]), y]))\n'
+    text = c_refusal(source, "f", ["z"])
+    assert "the rank of parameter 'y' is not evident in 'f'" in text
+    assert 'hint: annotate y: "i64[n]" (or y: "i64[m, n]" for a matrix)' in text
+
+
 def test_c_output_refuses_a_number_numpy_would_take_as_an_array():
     text = c_refusal(MLP, "f", ["W", "b", "x"])
     assert "parameter 'W' is not evident" in text and "taken for a 2-D array" in text
