@@ -73,5 +73,10 @@ def test_every_c_gradient_has_its_comment(path):
         comment = " ".join(" ".join(above).split())
         if name in (entry, f"{entry}_ws"):  # (grad_f_ws: the entry on a workspace, --workspace)
             assert comment.startswith("The gradient of"), (name, comment)
+            # each adjoint it adds goes where one of its parameters points (*d_a, d_w->gamma)
+            signature = " ".join(lines[k:k + next(i for i, line in enumerate(lines[k:]) if "{" in line) + 1])
+            declared = set(re.findall(r"(\w+)\s*[,)]", signature))
+            for target in re.findall(r"dJ/d\S+ to \*?(\w+)", comment.split(" Adds ")[-1]):
+                assert target in declared, (name, target, signature)
         else:
             assert "follow the same convention" in comment, (name, comment)

@@ -22,7 +22,7 @@ class Convention:
     primal: str  # the function differentiated
     shadows: list[tuple[str, str]]  # (array, its shadow)
     scalars: list[str]  # the scalar parameters whose adjoints the gradient gives back
-    scalar_cells: Optional[list[str]]  # C: the pointers each adjoint is added to; Python: None (returned)
+    scalar_cells: Optional[list[str]]  # C: where each adjoint is added (*d_a, d_w->gamma); Python: None (returned)
     seed: Optional[str]  # the seed of the primal's result, if it returns one
     seed_kind: str = "float"  # "float", "array" or "tuple" (one seed per returned value)
     with_value: bool = False  # --with-value: the primal's value is given back too
@@ -58,7 +58,7 @@ def entry_text(c: Convention) -> list[str]:
             after.append(f"Returns {said}.")
     else:
         if derivatives:
-            adds = [f"{d} to *{cell}" for d, cell in zip(derivatives, c.scalar_cells)]
+            adds = [f"{d} to {cell}" for d, cell in zip(derivatives, c.scalar_cells)]
             after.append(f"Adds {_names(adds)}.")
         if c.with_value:
             after.append(f"Returns the value of {f}(...).")

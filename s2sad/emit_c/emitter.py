@@ -343,8 +343,11 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         return entry_text(Convention(
             primal=info.primal,
             shadows=shadows,
-            scalars=[fn.params[i].name_hint for i in returned],
-            scalar_cells=[self.out_names[i] for i in returned],
+            # (a struct member's adjoint is added into the shadow struct's member: dJ/dw->gamma to d_w->gamma)
+            scalars=[self.struct_leaves[fn.params[i]].member if fn.params[i] in self.struct_leaves
+                     else fn.params[i].name_hint for i in returned],
+            scalar_cells=[self.struct_outs[i].member if i in self.struct_outs else f"*{self.out_names[i]}"
+                          for i in returned],
             seed=names[info.d_return] if info.d_return is not None else None,
             with_value=bool(fn.attrs.get("with_value")),
             calling=tuple(self._no_defaults(names)),

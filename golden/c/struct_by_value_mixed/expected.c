@@ -17,7 +17,7 @@ typedef struct {
 // with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
 // elementwise products. On return, d_x holds the derivative of J with respect to x
 // as it was on entry to f (for an array that f only reads, that is the value
-// passed in plus the derivative). Adds dJ/dw_gamma to *d_w_gamma.
+// passed in plus the derivative). Adds dJ/dw.gamma to d_w->gamma.
 //
 // Array sizes: x, d_x: [n].
 void grad_f(const double *x, double *d_x, int n, Wishart w, Wishart *d_w, double d_return) {

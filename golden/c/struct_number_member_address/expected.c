@@ -53,7 +53,7 @@ static void grad_add_logsum(double *acc, double *d_acc, const double *x, double 
 // sum of elementwise products. On return, d_S and d_x hold the derivatives of J
 // with respect to S and x as they were on entry to objective (for an array that
 // objective only reads, that is the value passed in plus the derivative). Adds
-// dJ/dS_scale to *d_S_scale and dJ/dw_gamma to *d_w_gamma.
+// dJ/dS->scale to d_S->scale and dJ/dw.gamma to d_w->gamma.
 //
 // Array sizes: S->data, d_S->data: [S->n]; x, d_x: [n].
 void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const double *x,

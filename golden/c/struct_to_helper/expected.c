@@ -98,7 +98,7 @@ static void grad_mat_mult(int A_rows, int A_cols, const double *A_data, double *
 // of elementwise products. On return, d_A and d_steps hold the derivatives of J
 // with respect to A and steps as they were on entry to chain (for an array that
 // chain only reads, that is the value passed in plus the derivative). Adds
-// dJ/dw_gamma to *d_w_gamma.
+// dJ/dw.gamma to d_w->gamma.
 //
 // Array sizes: A->data, d_A->data: [max(A->rows * A->cols, 1)].
 void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_steps, int nsteps,
