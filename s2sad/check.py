@@ -20,9 +20,12 @@ inputs is moved in turn while all ranks run the whole program (``_Ranks``); rank
 table of the worst errors over the ranks. C is then built with ``mpicc``; Python's MPI is
 mpi4py's.
 
-What is not handled is refused with a message (``CheckRefused``), never guessed: CUDA, struct
-parameters, arrays returned, several values returned, C tables of row pointers, boolean and
-unsigned parameters, an MPI program without ``--ranks``.
+A C function that takes structs is called through shims that build them from the values check
+makes for their members (``check_structs``).
+
+What is not handled is refused with a message (``CheckRefused``), never guessed: CUDA, arrays
+of structs with members other than doubles, arrays returned, several values returned, C tables
+of row pointers, boolean parameters, an MPI program without ``--ranks``.
 """
 
 from __future__ import annotations
@@ -54,11 +57,15 @@ from .languages import is_c, is_cuda
 from .parse.c_global_arrays import user_param_count
 from .ssa.attrs import grad_info
 from .analysis.extents import Sizes
+from .check_structs import Group, ShimParam, ShimRefused, gradient_shim, primal_shim, struct_groups
 from .ssa.ir import Function, Module
 from .ssa.mpi import is_mpi
 from .ssa.types import Type
 
-GCC_FLAGS = ["-std=c99", "-O2", "-shared", "-fPIC"]
+# An index past an array whose extent C knows (a struct's member double w[3] read at i < L->n)
+# traps, as the check's other overruns crash, instead of reading the next member: that gave
+# a MISMATCH where the integers chosen, not the gradient, were wrong.
+GCC_FLAGS = ["-std=c99", "-O2", "-shared", "-fPIC", "-fsanitize=bounds", "-fsanitize-undefined-trap-on-error"]
 
 
 class CheckRefused(Exception):
@@ -154,6 +161,11 @@ class Param:
     # Shape-generic (Python and Numba output, adjoint.shape_generic): the fewest and the most axes
     # it may have (most -1: any), a number or an array of any shape that broadcasts where it is used.
     generic: Optional[tuple[int, int]] = None
+    label: str = ""  # as the table and --sizes name it, where not by ``name``: a struct's member (L->w)
+
+    @property
+    def shown(self) -> str:
+        return self.label or self.name
 
 
 @dataclass
@@ -260,9 +272,11 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
             dtype = _C_SCALARS[base][1]
         kind = "array" if t.is_array else ("float" if t.is_float else "int")
         rank = t.rank if t.is_array else 0  # type: ignore[attr-defined]
+        member = (primal.attrs.get("c_aggregates") or {}).get(name)  # a struct's leaf: g_nx is g->nx
         out.append(Param(name, kind, np.dtype(dtype), rank, name in shadowed,
                          name in returned or (kind == "float" and k in wrt_indices and name not in shadowed),
-                         (fewest.get(name, 0), generic[name]) if name in generic else None))
+                         (fewest.get(name, 0), generic[name]) if name in generic else None,
+                         member[0] + member[2] if member else ""))
     return out
 
 
@@ -293,15 +307,15 @@ def _shape(p: Param, settings: Settings, needed: Optional[tuple[int, ...]]) -> t
             allowed = (f"may be a number or an array of up to {most} {axes}" if not fewest else
                        f"must be an array of {fewest} to {most} axes" if most >= 0 else
                        f"must be an array of at least {fewest} {'axis' if fewest == 1 else 'axes'}")
-            raise CheckUsageError(f"--sizes {p.name}: '{p.name}' {allowed}, not {len(shape)} (spell a shape "
+            raise CheckUsageError(f"--sizes {p.shown}: '{p.shown}' {allowed}, not {len(shape)} (spell a shape "
                                   "as 3x4)")
         return shape
     shape = settings.sizes.get(p.name, needed or (settings.size,) * p.rank)
     if len(shape) != p.rank:
-        raise CheckUsageError(f"--sizes {p.name}: '{p.name}' has {p.rank} dimension(s), "
+        raise CheckUsageError(f"--sizes {p.shown}: '{p.shown}' has {p.rank} dimension(s), "
                               f"not {len(shape)} (spell a shape as 3x4)")
     if needed is not None and any(g < n for g, n in zip(shape, needed)):
-        raise CheckUsageError(f"--sizes {p.name}: at the integer values chosen, the function reads '{p.name}' "
+        raise CheckUsageError(f"--sizes {p.shown}: at the integer values chosen, the function reads '{p.shown}' "
                               f"up to shape {'x'.join(map(str, needed))}, past {'x'.join(map(str, shape))}")
     return shape
 
@@ -450,7 +464,7 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
         if p.kind == "int":
             given = settings.sizes.get(p.name)
             if given is not None and len(given) != 1:
-                raise CheckUsageError(f"--sizes {p.name}: '{p.name}' is an integer; give it one value")
+                raise CheckUsageError(f"--sizes {p.shown}: '{p.shown}' is an integer; give it one value")
             values[p.name] = given[0] if given is not None else (ints or {}).get(p.name, settings.size)
     needed = needs(dict(values))
     for p in params:
@@ -461,9 +475,9 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
             continue
         if p.kind == "array" and not guess and p.name not in needed and p.name not in settings.sizes:
             example = "x".join([str(settings.size)] * p.rank)
-            raise CheckUsageError(f"the code does not say how many elements of '{p.name}' it reads (an index no "
+            raise CheckUsageError(f"the code does not say how many elements of '{p.shown}' it reads (an index no "
                                   f"loop bounds, such as one read from another array): give its shape with "
-                                  f"--sizes {p.name}=N (e.g. --sizes {p.name}={example}), large enough for every "
+                                  f"--sizes {p.shown}=N (e.g. --sizes {p.shown}={example}), large enough for every "
                                   "index the function reads at the integer values chosen")
         if p.kind == "array" and p.generic is not None and p.generic[0] == 0 and p.name not in settings.sizes \
                 and p.dtype.kind == "f":
@@ -527,6 +541,22 @@ def _compile_c(files: list[str], flags: list[str], what: str) -> ctypes.CDLL:
     return ctypes.CDLL(lib)
 
 
+def _temporary(filename: str, text: str) -> str:
+    """A file of its own in a temporary folder, kept while check runs."""
+    folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
+    _KEEP.append(folder)
+    path = os.path.join(folder.name, filename)
+    Path(path).write_text(text, encoding="utf-8")
+    return path
+
+
+def _shim_params(primal: Function, params: list[Param]) -> list[ShimParam]:
+    """What check passes for each IR parameter, as the struct shims take it."""
+    spelled = primal.attrs["c_params"]
+    return [ShimParam(p.kind, _c_spelling(spelled[k])[0], p.shadowed, p.wrt and p.kind == "float" and not p.shadowed)
+            for k, p in enumerate(params)]
+
+
 def _c_function(lib: ctypes.CDLL, name: str, what: str) -> Any:
     try:
         return getattr(lib, name)
@@ -561,15 +591,19 @@ class _Primal:
     and gives its result."""
 
     def __init__(self, path: str, name: str, params: list[Param], c_result: Optional[str],
-                 options: pipeline.Options):
+                 options: pipeline.Options, shims: Optional[tuple[list[Group], list[ShimParam]]] = None):
         self.params = params
         self.defaults: dict[str, float] = {}
         if is_c(path):
             # (math.h's M_PI and the other names a plain `gcc` build sees, which strict C99 hides)
             flags = ["-D_DEFAULT_SOURCE", *(f"-I{d}" for d in options.cflags.include_dirs)]
             flags += [f"-{flag}{text}" for flag, text in options.cflags.macros]
+            called, entry = path, name
+            if shims is not None:  # structs: called through a shim that builds them (check_structs)
+                called = _temporary(f"check_{name}.c", primal_shim(os.path.abspath(path), name, *shims, c_result))
+                entry = f"s2sad_check_{name}"
             # the C --derivatives files may define the functions they are the adjoints of
-            fn = _c_function(_compile_c([path, *options.derivatives.files(c=True)], flags, path), name, path)
+            fn = _c_function(_compile_c([called, *options.derivatives.files(c=True)], flags, path), entry, path)
             fn.restype = _C_SCALARS[_c_spelling(c_result)[0]][0] if c_result and c_result != "void" else None
             self.run = lambda values: fn(*[_c_arg(p, values[p.name]) for p in params])
         else:
@@ -586,7 +620,8 @@ class _Gradient:
 
     def __init__(self, text: str, target: str, name: str, params: list[Param], seeded: bool,
                  seed_type: Optional[str], options: pipeline.Options, source_path: str,
-                 symbols: list[tuple[str, list[tuple[str, int]]]] = ()):  # type: ignore[assignment]
+                 symbols: list[tuple[str, list[tuple[str, int]]]] = (),  # type: ignore[assignment]
+                 shims: Optional[tuple[list[Group], list[ShimParam]]] = None):
         self.params = params
         self.symbols = symbols  # C's size parameters, before the seed: the extents they are
         self.scalars = [p for p in params if p.wrt and p.kind == "float"]
@@ -600,8 +635,16 @@ class _Gradient:
         Path(path).write_text(text, encoding="utf-8")
         if target == "c":
             what = "the generated gradient"
-            files = [path, *options.derivatives.files(c=True), *beside]
-            self.fn = _c_function(_compile_c(files, [], what), grad_name(name), what)
+            called, entry = path, grad_name(name)
+            if shims is not None:  # structs: called through a shim that builds them (check_structs)
+                try:
+                    shim = gradient_shim(path, text, entry, *shims, seed_type or "double" if seeded else None)
+                except ShimRefused as e:
+                    raise CheckRefused(str(e)) from None
+                called = _temporary(f"check_{entry}.c", shim)
+                entry = f"s2sad_check_{entry}"
+            files = [called, *options.derivatives.files(c=True), *beside]
+            self.fn = _c_function(_compile_c(files, [], what), entry, what)
             self.fn.restype = None
             self.seed_ctype = _C_SCALARS[seed_type or "double"][0]
         else:
@@ -727,7 +770,7 @@ def _in_child(run: Callable[[], "Report"]) -> "Report":
         died = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else "an early exit"
         raise CheckRefused(f"the compiled code crashed ({died}) on the random inputs: C that reads or writes past "
                            "an array does\nhint: give the arrays the shapes the function reads with --sizes (at the "
-                           "integer values chosen)")
+                           "integer values chosen), or integers that keep within them (--sizes n=3)")
     kind, value = pickle.loads(data)
     if kind == "raised":
         raise value
@@ -764,8 +807,14 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
         raise CheckRefused(f"'{name}' communicates over MPI: check it on several ranks, with --ranks N (run under "
                            "mpirun; README, Distributed programs)")
     ranks = _Ranks(bool(os.environ.get(UNDER_MPIRUN)))
+    groups = None
     if primal.attrs.get("c_aggregates"):
-        raise CheckRefused(f"'{name}' takes a struct; check passes numbers and arrays only")
+        if not is_c(path) or target != "c":
+            raise CheckRefused(f"'{name}' takes a struct; check passes structs to C output only (--target c)")
+        try:
+            groups = struct_groups(primal)
+        except ShimRefused as e:
+            raise CheckRefused(str(e)) from None
     results = primal.result_types
     if len(results) > 1 or any(t.is_array for t in results):
         raise CheckRefused(f"'{name}' returns {'several values' if len(results) > 1 else 'an array'}; "
@@ -775,8 +824,10 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
     params = _params(primal, grad, wrt_indices, is_c(path))
     sizable = {p.name for p in params if p.kind in ("array", "int") or p.generic is not None}
     spelled = {}
+    members = {spelled: p.name for p in params if p.label for spelled in (p.label, p.label.replace("->", "."))}
     for given, shape in settings.sizes.items():
         key = given + "_" if given not in sizable and given + "_" in sizable else given  # --sizes in=5: in_
+        key = members.get(key, key)  # --sizes g->nx=5 or g.nx=5: the leaf g_nx
         if key not in sizable:
             raise CheckUsageError(f"--sizes {given}: '{name}' has no array or integer parameter '{given}'")
         spelled[key] = shape
@@ -785,8 +836,9 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
     seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result and results else (
         _C_OF_IR[str(results[0])] if results else None)
     symbols = _size_symbols(module, grad, primal, options) if target == "c" and not is_c(path) else []
-    primal_fn = _Primal(path, name, params, c_result, options)
-    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path, symbols)
+    shims = None if groups is None else (groups, _shim_params(primal, params))
+    primal_fn = _Primal(path, name, params, c_result, options, shims)
+    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path, symbols, shims)
 
     rng = np.random.default_rng(settings.seed + 7919 * ranks.rank)  # each rank its own inputs
     # An array whose every extent is a shape symbol is sized as Python's would be: C takes the
@@ -889,14 +941,14 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
             expected = np.zeros(np.shape(inputs[p.name]))
             for index in np.ndindex(*expected.shape):
                 expected[index] = difference(p, index)
-            rows.append(ranks.row(_compare(p.name, shadows[p.name], expected, rtol, atol)))
+            rows.append(ranks.row(_compare(p.shown, shadows[p.name], expected, rtol, atol)))
         elif p.wrt:
-            rows.append(ranks.row(_compare(p.name, np.array(adjoints[p.name]), np.array(difference(p, None)), rtol,
+            rows.append(ranks.row(_compare(p.shown, np.array(adjoints[p.name]), np.array(difference(p, None)), rtol,
                                            atol)))
     for p in params:  # the forward sweep must leave every array the primal changes as it does
         if p.kind == "array" and ranks.any(not np.array_equal(inputs[p.name], exit_primal[p.name])):
             tol = 1e-6 if p.dtype == np.float32 else 1e-12
-            rows.append(ranks.row(_compare(f"{p.name} (value at exit)", work[p.name], exit_primal[p.name], tol,
+            rows.append(ranks.row(_compare(f"{p.shown} (value at exit)", work[p.name], exit_primal[p.name], tol,
                                            tol)))
     level = f"--passes {options.passes}" if options.passes is not None else f"-O{options.level}"
     if options.checkpoint is not None:
