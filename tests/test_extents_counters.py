@@ -65,6 +65,36 @@ def test_a_loop_with_a_break_is_no_counter():
     assert _extents(source, "f")["s"] == [None]
 
 
+EXITS = """
+double f(const double *x, int n, double tol)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += x[i] * x[i];
+        if (s > tol) BODY;
+    }
+    return s;
+}
+"""
+
+
+def test_a_loop_that_may_leave_early_still_bounds_its_counter():
+    """C's early exits (break, return: ``while (!returned && i < n)``, the counter stepped only
+    where none was taken) and a data-dependent second test: i stays below n, x is n long (the
+    gradient's "Array sizes"; check asked for --sizes x)."""
+    for exit in ("break", "return s * 2.0"):
+        assert _extents(EXITS.replace("BODY", exit), "f")["x"] == ["1*n"], exit
+    source = "double f(const double *x, int n) { double s = 0; int i = 0;\n" \
+             "while (i < n && s < 2.0) { s += x[i] * x[i]; i++; } return s; }"
+    assert _extents(source, "f")["x"] == ["1*n"]
+
+
+def test_a_counter_stepped_by_different_amounts_is_no_counter():
+    source = "double f(const double *x, int n) { double s = 0; int i = 0;\n" \
+             "while (i < n && s < 2.0) { s += x[i]; if (s > 1.0) i += 2; else i++; } return s; }"
+    assert _extents(source, "f")["x"] == [None]
+
+
 REBOUND = """
 static void layer(int h, double *out, const double *in)
 {

@@ -66,6 +66,39 @@ from .accumulation import key  # (one integer computed the same way: a front end
 Monomial = tuple[int, ...]  # a product of integer parameters, by index, sorted: (0,) is n, (0, 1) is n * m
 
 
+def _conjuncts(v: Value) -> list[Op]:
+    """The ops of the tests whose conjunction ``v`` is (``and`` of them; ``v``'s own op else)."""
+    op = v.defining_op
+    if op is None:
+        return []
+    if op.name == "and":
+        return _conjuncts(op.operands[0]) + _conjuncts(op.operands[1])
+    return [op]
+
+
+def _stepped(yielded: Value, v: Value) -> Optional[tuple[list[Value], bool]]:
+    """How a while's body takes its counter ``v`` to ``yielded``: the steps it adds (``v +
+    step``) along each path through its ``if``s, and whether a path leaves it as it was (``if
+    (!returned) i++``, C's early exit); None where a path does anything else."""
+    if yielded is v:
+        return [], True
+    op = yielded.defining_op
+    if op is not None and op.name == "add" and v in op.operands:
+        return [op.operands[1] if op.operands[0] is v else op.operands[0]], False
+    if op is None or op.name != "if":
+        return None
+    k = op.results.index(yielded)
+    added: list[Value] = []
+    stays = False
+    for region in op.regions:
+        path = _stepped(region.terminator.operands[k], v)
+        if path is None:
+            return None
+        added += path[0]
+        stays = stays or path[1]
+    return added, stays
+
+
 @dataclass(frozen=True)
 class Affine:
     """``sum(coeff * monomial) + const`` over a function's integer parameters (by index): an
@@ -338,19 +371,29 @@ class _FunctionView:
         if slot is None or slot.op.name != "while" or v.owner is not slot.op.regions[1]:
             return None
         cond, body = slot.op.regions
-        test = cond.terminator.operands[0].defining_op if cond.terminator.operands else None
-        if test is None or test.name not in ("lt", "le", "gt", "ge"):
+        # The test, or one term of a conjunction the body runs under: C's early exits make
+        # ``while (!returned && i < n)`` of ``for (i = 0; i < n; i++) if (...) return ...;``.
+        tests = _conjuncts(cond.terminator.operands[0]) if cond.terminator.operands else []
+        found = None
+        for test in tests:
+            if test.name in ("lt", "le", "gt", "ge"):
+                x, y = test.operands if test.name in ("lt", "le") else test.operands[::-1]
+                limit = self.affine(y)
+                if x is cond.args[slot.k] and limit is not None:
+                    found = test, limit
+        if found is None:
             return None
-        x, y = test.operands if test.name in ("lt", "le") else test.operands[::-1]
-        limit = self.affine(y)
-        if x is not cond.args[slot.k] or limit is None:
+        test, limit = found
+        stepped = _stepped(body.terminator.operands[slot.k], v)
+        if stepped is None:
             return None
-        stepped = body.terminator.operands[slot.k].defining_op
-        if stepped is None or stepped.name != "add" or v not in stepped.operands:
+        added, stays = stepped
+        steps = {self.affine(s) for s in added}
+        if len(steps) != 1 or None in steps:
             return None
-        step = self.affine(stepped.operands[1] if stepped.operands[0] is v else stepped.operands[0])
-        if step is None:
-            return None
+        step = steps.pop()
+        if (len(tests) > 1 or stays) and not (step.is_const and step.const > 0):  # type: ignore[union-attr]
+            return None  # (the loop may end by another test: only a positive step keeps the start the least)
         return slot.inits[0], limit.plus(1) if test.name in ("le", "ge") else limit, step
 
     def _counter_bound(self, counted: tuple[Value, Affine, Affine], upper: bool, depth: int,

@@ -55,6 +55,8 @@ static void grad_sq(double C[2][2], double d_C[2][2], const double A[2][2], doub
 // elementwise products. On return, d_y holds the derivative of J with respect to y
 // as it was on entry to f (for an array that f only reads, that is the value
 // passed in plus the derivative).
+//
+// Array sizes: y, d_y: [T].
 void grad_f(int T, const double *y, double *d_y, double d_return) {
     // forward sweep
     double P[2][2] = {0};

@@ -18,7 +18,7 @@
 // with respect to x and w as they were on entry to row_energy (for an array that
 // row_energy only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: x, d_x: [n].
+// Array sizes: x, d_x: [n]; w, d_w: [m].
 void grad_row_energy(const double *x, double *d_x, const double *w, double *d_w, int n, int m,
                      double d_return) {
     // forward sweep

@@ -19,6 +19,8 @@
 // of elementwise products. On return, d_x holds the derivative of J with respect
 // to x as it was on entry to walk (for an array that walk only reads, that is the
 // value passed in plus the derivative).
+//
+// Array sizes: x, d_x: [n].
 void grad_walk(const double *x, double *d_x, int n, int mode, double d_return) {
     // forward sweep
     size_t tape_cond_cap = 0;

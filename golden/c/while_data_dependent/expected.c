@@ -17,6 +17,8 @@
 // <,> a sum of elementwise products. On return, d_x holds the derivative of J with
 // respect to x as it was on entry to accumulate_until (for an array that
 // accumulate_until only reads, that is the value passed in plus the derivative).
+//
+// Array sizes: x, d_x: [n].
 void grad_accumulate_until(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     size_t tape_i_cap = 0;
