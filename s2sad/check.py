@@ -20,12 +20,12 @@ inputs is moved in turn while all ranks run the whole program (``_Ranks``); rank
 table of the worst errors over the ranks. C is then built with ``mpicc``; Python's MPI is
 mpi4py's.
 
-A C function that takes structs is called through shims that build them from the values check
-makes for their members (``check_structs``).
+A C function that takes structs or tables of row pointers (``double **A``) is called through
+shims that build them from the values check makes (``check_shims``).
 
 What is not handled is refused with a message (``CheckRefused``), never guessed: CUDA, arrays
-of structs with members other than doubles, arrays returned, several values returned, C tables
-of row pointers, boolean parameters, an MPI program without ``--ranks``.
+of structs with members other than doubles, arrays returned, several values returned, boolean
+parameters, an MPI program without ``--ranks``.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from .languages import is_c, is_cuda
 from .parse.c_global_arrays import user_param_count
 from .ssa.attrs import grad_info
 from .analysis.extents import Sizes
-from .check_structs import Group, ShimParam, ShimRefused, gradient_shim, primal_shim, struct_groups
+from .check_shims import Group, ShimParam, ShimRefused, gradient_shim, primal_shim, shim_groups
 from .ssa.ir import Function, Module
 from .ssa.mpi import is_mpi
 from .ssa.types import Type
@@ -162,6 +162,7 @@ class Param:
     # it may have (most -1: any), a number or an array of any shape that broadcasts where it is used.
     generic: Optional[tuple[int, int]] = None
     label: str = ""  # as the table and --sizes name it, where not by ``name``: a struct's member (L->w)
+    rows: bool = False  # C's table of row pointers (double **A): made as a block, passed through a shim
 
     @property
     def shown(self) -> str:
@@ -258,17 +259,21 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         if str(elem) not in _DTYPES:
             raise CheckRefused(f"parameter '{name}' is of type {t}, for which check makes no values")
         dtype = _DTYPES[str(elem)]
+        rows = False
         if c_params is not None:  # the C declaration decides what the compiled primal takes
             base, depth = _c_spelling(c_params[k])
             # double A[n][m] and double (*A)[m] are one block of memory, row-major, as NumPy's
-            # arrays are; double **A is a table of row pointers, which check does not build.
+            # arrays are; double **A is a table of row pointers, which a shim builds (check_shims).
             outside = c_params[k].split("(")[0].count("*")  # not the pointer of (*A)[m]
             if base in _double_structs(primal) and depth == 1:  # vec2 *p: its doubles, struct after struct
                 base = "double"
-            if base not in _C_SCALARS or (depth > 1 and (outside > 0 or c_params[k].count("*") > 1)):
+            rows = (depth == 2 and "*" in c_params[k] and "(" not in c_params[k]  # double **A, double *A[]
+                    and t.is_array and t.rank == 2)  # type: ignore[attr-defined]
+            if base not in _C_SCALARS or (depth > 1 and not rows and (outside > 0 or c_params[k].count("*") > 1)):
                 raise CheckRefused(f"parameter '{name}' is declared '{c_params[k]}'; check passes double, float, "
                                    "int, long and unsigned values (size_t, uint32_t too), one-level pointers to "
-                                   "them and arrays of them (double A[n][m], double (*A)[m])")
+                                   "them, arrays of them (double A[n][m], double (*A)[m]) and tables of rows "
+                                   "(double **A)")
             dtype = _C_SCALARS[base][1]
         kind = "array" if t.is_array else ("float" if t.is_float else "int")
         rank = t.rank if t.is_array else 0  # type: ignore[attr-defined]
@@ -276,7 +281,7 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         out.append(Param(name, kind, np.dtype(dtype), rank, name in shadowed,
                          name in returned or (kind == "float" and k in wrt_indices and name not in shadowed),
                          (fewest.get(name, 0), generic[name]) if name in generic else None,
-                         member[0] + member[2] if member else ""))
+                         member[0] + member[2] if member else "", rows))
     return out
 
 
@@ -551,10 +556,10 @@ def _temporary(filename: str, text: str) -> str:
 
 
 def _shim_params(primal: Function, params: list[Param]) -> list[ShimParam]:
-    """What check passes for each IR parameter, as the struct shims take it."""
+    """What check passes for each IR parameter, as the shims take it."""
     spelled = primal.attrs["c_params"]
-    return [ShimParam(p.kind, _c_spelling(spelled[k])[0], p.shadowed, p.wrt and p.kind == "float" and not p.shadowed)
-            for k, p in enumerate(params)]
+    return [ShimParam(p.kind, _c_spelling(spelled[k])[0], p.shadowed, p.wrt and p.kind == "float" and not p.shadowed,
+                      p.rows) for k, p in enumerate(params)]
 
 
 def _c_function(lib: ctypes.CDLL, name: str, what: str) -> Any:
@@ -571,6 +576,13 @@ def _world() -> Any:
     from mpi4py import MPI
 
     return MPI.COMM_WORLD
+
+
+def _c_args(p: Param, value: Any) -> list[Any]:
+    """The C arguments of one value: itself, or a table of rows' block and its extents (its shim's)."""
+    if p.rows:
+        return [_c_arg(p, value), ctypes.c_long(value.shape[0]), ctypes.c_long(value.shape[1])]
+    return [_c_arg(p, value)]
 
 
 def _c_arg(p: Param, value: Any) -> Any:
@@ -599,13 +611,13 @@ class _Primal:
             flags = ["-D_DEFAULT_SOURCE", *(f"-I{d}" for d in options.cflags.include_dirs)]
             flags += [f"-{flag}{text}" for flag, text in options.cflags.macros]
             called, entry = path, name
-            if shims is not None:  # structs: called through a shim that builds them (check_structs)
+            if shims is not None:  # structs, tables of rows: called through a shim that builds them
                 called = _temporary(f"check_{name}.c", primal_shim(os.path.abspath(path), name, *shims, c_result))
                 entry = f"s2sad_check_{name}"
             # the C --derivatives files may define the functions they are the adjoints of
             fn = _c_function(_compile_c([called, *options.derivatives.files(c=True)], flags, path), entry, path)
             fn.restype = _C_SCALARS[_c_spelling(c_result)[0]][0] if c_result and c_result != "void" else None
-            self.run = lambda values: fn(*[_c_arg(p, values[p.name]) for p in params])
+            self.run = lambda values: fn(*[arg for p in params for arg in _c_args(p, values[p.name])])
         else:
             fn = _import_python(path, name)
             self.run = lambda values: fn(*[values[p.name] for p in params])
@@ -636,7 +648,7 @@ class _Gradient:
         if target == "c":
             what = "the generated gradient"
             called, entry = path, grad_name(name)
-            if shims is not None:  # structs: called through a shim that builds them (check_structs)
+            if shims is not None:  # structs, tables of rows: called through a shim that builds them
                 try:
                     shim = gradient_shim(path, text, entry, *shims, seed_type or "double" if seeded else None)
                 except ShimRefused as e:
@@ -662,9 +674,9 @@ class _Gradient:
         cells: dict[str, Any] = {}
         for p in self.params:
             if self.target == "c":
-                args.append(_c_arg(p, values[p.name]))
+                args += _c_args(p, values[p.name])
                 if p.shadowed:
-                    args.append(_c_arg(p, shadows[p.name]))
+                    args += _c_args(p, shadows[p.name])
                 elif p in self.scalars:  # C gives a scalar's adjoint through a pointer, added to
                     cells[p.name] = np.ctypeslib.as_ctypes_type(p.dtype)(0.0)
                     args.append(ctypes.byref(cells[p.name]))
@@ -807,14 +819,8 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
         raise CheckRefused(f"'{name}' communicates over MPI: check it on several ranks, with --ranks N (run under "
                            "mpirun; README, Distributed programs)")
     ranks = _Ranks(bool(os.environ.get(UNDER_MPIRUN)))
-    groups = None
-    if primal.attrs.get("c_aggregates"):
-        if not is_c(path) or target != "c":
-            raise CheckRefused(f"'{name}' takes a struct; check passes structs to C output only (--target c)")
-        try:
-            groups = struct_groups(primal)
-        except ShimRefused as e:
-            raise CheckRefused(str(e)) from None
+    if primal.attrs.get("c_aggregates") and (not is_c(path) or target != "c"):
+        raise CheckRefused(f"'{name}' takes a struct; check passes structs to C output only (--target c)")
     results = primal.result_types
     if len(results) > 1 or any(t.is_array for t in results):
         raise CheckRefused(f"'{name}' returns {'several values' if len(results) > 1 else 'an array'}; "
@@ -836,9 +842,14 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
     seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result and results else (
         _C_OF_IR[str(results[0])] if results else None)
     symbols = _size_symbols(module, grad, primal, options) if target == "c" and not is_c(path) else []
+    try:
+        groups = shim_groups(primal, {k for k, p in enumerate(params) if p.rows}) if is_c(path) else None
+    except ShimRefused as e:
+        raise CheckRefused(str(e)) from None
     shims = None if groups is None else (groups, _shim_params(primal, params))
     primal_fn = _Primal(path, name, params, c_result, options, shims)
-    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path, symbols, shims)
+    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path, symbols,
+                         shims if target == "c" else None)
 
     rng = np.random.default_rng(settings.seed + 7919 * ranks.rank)  # each rank its own inputs
     # An array whose every extent is a shape symbol is sized as Python's would be: C takes the

@@ -101,13 +101,14 @@ def test_python_input_checked_as_c_output(smooth_py, capsys):
     assert all(r[2] == "ok" for r in _rows(capsys.readouterr().out).values())
 
 
-def _wrong_gradient(monkeypatch):
+def _wrong_gradient(monkeypatch, right: str = RIGHT, wrong: str = WRONG):
+    """Every gradient check generates has ``right`` edited into ``wrong`` (which must be there)."""
     real = pipeline.gradient_source
 
     def edited(*args, **kwargs):
         text = real(*args, **kwargs)
-        assert RIGHT in text
-        return text.replace(RIGHT, WRONG)
+        assert right in text
+        return text.replace(right, wrong)
 
     monkeypatch.setattr(pipeline, "gradient_source", edited)
 
@@ -218,10 +219,7 @@ def test_c_struct_parameters_are_built_from_their_members(tmp_path, capsys, func
 
 @needs_gcc
 def test_a_wrong_adjoint_of_a_struct_member_is_a_mismatch(tmp_path, capsys, monkeypatch):
-    real = pipeline.gradient_source
-    right = "d_L->b = d_s;"
-    wrong = "d_L->b = 0.5 * d_s;"
-    monkeypatch.setattr(pipeline, "gradient_source", lambda *a, **k: real(*a, **k).replace(right, wrong))
+    _wrong_gradient(monkeypatch, "d_L->b = d_s;", "d_L->b = 0.5 * d_s;")
     path = tmp_path / "structs.c"
     path.write_text(STRUCT_PARAMS_C)
     assert main(["check", str(path), "--func", "layer_out", "--wrt", "L,x", "--sizes", "L.n=3"]) == 1
@@ -604,14 +602,7 @@ def test_a_shape_generic_parameter_typed_an_array_is_passed_a_number(generic_py,
 
 
 def test_a_wrong_shape_generic_adjoint_is_a_mismatch(generic_py, capsys, monkeypatch):
-    real = pipeline.gradient_source
-
-    def edited(*args, **kwargs):
-        text = real(*args, **kwargs)
-        assert "d_b += d_b2" in text
-        return text.replace("d_b += d_b2", "d_b += 1.5 * d_b2")
-
-    monkeypatch.setattr(pipeline, "gradient_source", edited)
+    _wrong_gradient(monkeypatch, "d_b += d_b2", "d_b += 1.5 * d_b2")
     for sizes in ([], ["--sizes", "b=4"]):
         assert main(["check", generic_py, "--func", "loss", "--wrt", "X,b", *sizes]) == 1
         rows = _rows(capsys.readouterr().out)
@@ -672,13 +663,43 @@ def test_a_c_pointer_to_rows_is_passed_as_one_block(tmp_path, capsys, case, targ
     assert set(rows) == {"a"} and rows["a"][2] == "ok", rows
 
 
+TABLE_C = """\
+#include <math.h>
+
+double scale_rows(SIGNATURE, int n, int m)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            a[i][j] = sin(a[i][j]) * (i + 1);
+            s += a[i][j] * a[i][0];
+        }
+    return s;
+}
+"""
+
+
 @needs_gcc
-def test_a_c_table_of_row_pointers_is_still_refused(tmp_path, capsys):
+@pytest.mark.parametrize("signature", ["double **a", "double *a[]"])
+@pytest.mark.parametrize("target", ["c", "py"])
+def test_a_c_table_of_row_pointers_is_made_as_a_block_and_its_rows(tmp_path, capsys, signature, target):
+    """double **a, written in place: check makes an n x m block and passes the table of its rows
+    through a shim (it was refused)."""
     path = tmp_path / "table.c"
-    path.write_text("double rowsum(double **a, int n)\n{\n    double s = 0.0;\n    for (int i = 0; i < n; i++)\n"
-                    "        s += a[i][0];\n    return s;\n}\n")
-    assert main(["check", str(path), "--func", "rowsum", "--wrt", "a", "--sizes", "n=4"]) == 1
-    assert "parameter 'a' is declared 'double **'" in capsys.readouterr().err
+    path.write_text(TABLE_C.replace("SIGNATURE", signature))
+    argv = ["check", str(path), "--wrt", "a", "--sizes", "n=3,m=5", "--target", target]
+    assert main(argv) == 0, capsys.readouterr().err
+    rows = _rows(capsys.readouterr().out)
+    assert list(rows) == ["a", "a (value at exit)"] and all(r[2] == "ok" for r in rows.values())
+
+
+@needs_gcc
+def test_a_wrong_adjoint_through_a_table_of_rows_is_a_mismatch(tmp_path, capsys, monkeypatch):
+    _wrong_gradient(monkeypatch, "d_a[i][0] +=", "d_a[i][0] -=")
+    path = tmp_path / "table.c"
+    path.write_text(TABLE_C.replace("SIGNATURE", "double **a"))
+    assert main(["check", str(path), "--wrt", "a", "--sizes", "n=3,m=5"]) == 1
+    assert _rows(capsys.readouterr().out)["a"][2] == "MISMATCH"
 
 
 NEWTON_PY = """\

@@ -1,19 +1,24 @@
-"""``s2sad check`` of C functions that take structs: the C shims it calls them through.
+"""``s2sad check`` of C functions whose parameters check does not make as they are: the C
+shims it calls them through.
 
-The C front end holds a struct parameter as its leaves (``parse/c_records``: ``const grid_t
-*g`` with ``int nx; double dx;`` is the IR parameters ``g_nx`` and ``g_dx``), and check makes
-values for IR parameters. The compiled primal and gradient take the struct, so check calls each
-through a shim compiled in the same translation unit (the file ``#include``-d, so its typedefs
-and static functions are in scope): the shim takes the leaves as check passes them, builds each
-struct in a local (a shadow struct beside it for the gradient), calls the function with the
-struct or its address, and writes back what the call may have changed (a member the primal
-writes through its pointer, the shadow members the gradient adds the adjoints to).
+Check makes numbers and NumPy arrays, one per IR parameter, and passes an array as one block of
+memory. Two kinds of C parameter are not that, and a shim compiled in the same translation unit
+as the function (the file ``#include``-d, so its typedefs and static functions are in scope)
+builds them from what check makes before it calls the function, then writes back what the call
+may have changed:
 
-A member is set from its leaf without naming its type: ``__typeof__`` for numbers and cells,
-and for a memory leaf (a pointer member, or an array member held in the struct itself)
-``__builtin_types_compatible_p`` tells a pointer, whose value is copied, from an array, whose
-elements are. Structs reached through a pointer member (``M->inner->x``) and arrays of structs
-with other members are refused, as before.
+* a struct. The C front end holds one as its leaves (``parse/c_records``: ``const grid_t *g``
+  with ``int nx; double dx;`` is the IR parameters ``g_nx`` and ``g_dx``). The shim takes the
+  leaves, builds the struct in a local (a shadow struct beside it for the gradient), and passes
+  it or its address; after the call it writes back a member the primal writes through its
+  pointer and the shadow members the gradient adds adjoints to. A member is set from its leaf
+  without naming its type: ``__typeof__`` for numbers and cells, and for a memory leaf (a
+  pointer member, or an array member held in the struct itself) ``__builtin_types_compatible_p``
+  tells a pointer, whose value is copied, from an array, whose elements are. Structs reached
+  through a pointer member (``M->inner->x``) and arrays of structs with other members are
+  refused;
+* a table of row pointers (``double **A``, a matrix in the IR). The shim takes the row-major
+  block and its two extents and passes a table of pointers to its rows.
 """
 
 from __future__ import annotations
@@ -55,11 +60,12 @@ class Group:
         return "*" in self.spelled
 
 
-def struct_groups(fn: Function) -> Optional[list[Group]]:
-    """The C parameters of ``fn`` in order, where one is a struct held as its leaves; None where
-    none is. Raises ``ShimRefused`` for a struct the shims cannot build."""
+def shim_groups(fn: Function, rows: set[int]) -> Optional[list[Group]]:
+    """The C parameters of ``fn`` in order, where one is a struct held as its leaves or a table of
+    row pointers (``rows``: IR positions); None where none is. Raises ``ShimRefused`` for a
+    struct the shims cannot build."""
     aggregates = fn.attrs.get("c_aggregates") or {}
-    if not aggregates:
+    if not aggregates and not rows:
         return None
     groups: list[Group] = []
     for k, p in enumerate(fn.params):
@@ -103,39 +109,45 @@ def _get(target: str, source: str, kind: str) -> str:
 
 @dataclass
 class ShimParam:
-    """What check passes for one IR parameter: its kind (Param.kind), its scalar C type, and
-    whether a shadow or an adjoint's cell follows it (Param.shadowed, a --wrt number)."""
+    """What check passes for one IR parameter: its kind (Param.kind), its scalar C type, whether a
+    shadow or an adjoint's cell follows it (Param.shadowed, a --wrt number), and whether it is a
+    table of row pointers (passed as a block and its two extents, ``rows_args``)."""
 
     kind: str
     ctype: str
     shadowed: bool = False
     cell: bool = False
+    rows: bool = False
 
 
-def _signature(params: list[ShimParam], seed: Optional[str],
-               adjoints: bool = True) -> tuple[list[str], dict[int, tuple[str, str]]]:
-    """The shim's parameters, and each IR parameter's argument names (value, and where
-    ``adjoints`` are passed, its shadow or cell)."""
+def _signature(params: list[ShimParam], seed: Optional[str], adjoints: bool = True
+               ) -> tuple[list[str], list[str], dict[int, tuple[str, str]]]:
+    """The shim's parameters, the tables of rows it makes first, and each IR parameter's argument
+    names (value, and where ``adjoints`` are passed, its shadow or cell)."""
     decls: list[str] = []
+    tables: list[str] = []
     names: dict[int, tuple[str, str]] = {}
     for k, p in enumerate(params):
         value = f"s2sad_a{k}"
-        decls.append(f"void *{value}" if p.kind == "array" else f"{p.ctype} {value}")
-        other = ""
-        if adjoints and (p.shadowed or p.cell):
-            other = f"s2sad_d{k}"
-            decls.append(f"void *{other}")
+        other = f"s2sad_d{k}" if adjoints and (p.shadowed or p.cell) else ""
+        for arg in filter(None, (value, other)):
+            if not p.rows:
+                decls.append(f"void *{arg}" if p.kind == "array" or arg == other else f"{p.ctype} {arg}")
+                continue
+            decls += [f"void *{arg}_block", f"long {arg}_rows", f"long {arg}_cols"]
+            tables += [f"{p.ctype} *{arg}[{arg}_rows > 0 ? {arg}_rows : 1];",
+                       f"for (long s2sad_r = 0; s2sad_r < {arg}_rows; s2sad_r++) "
+                       f"{arg}[s2sad_r] = ({p.ctype} *){arg}_block + s2sad_r * {arg}_cols;"]
         names[k] = (value, other)
     if seed is not None:
         decls.append(f"{seed} s2sad_seed")
-    return decls, names
+    return decls, tables, names
 
 
 def primal_shim(source: str, name: str, groups: list[Group], params: list[ShimParam],
                 result: Optional[str]) -> str:
     """A C file: ``source`` included, then ``s2sad_check_<name>`` taking the leaves."""
-    decls, names = _signature(params, None, adjoints=False)
-    body: list[str] = []
+    decls, body, names = _signature(params, None, adjoints=False)
     args: list[str] = []
     after: list[str] = []
     for g, group in enumerate(groups):
@@ -163,8 +175,7 @@ def gradient_shim(gradient: str, text: str, grad: str, groups: list[Group], para
     gradient's own parameters are read from its declaration, in which each struct and each
     parameter is followed by its shadow where it has one (``emit_c.signature``)."""
     declared = _declared_names(text, grad)
-    decls, names = _signature(params, seed)
-    body: list[str] = []
+    decls, body, names = _signature(params, seed)
     args: list[str] = []
     after: list[str] = []
     for g, group in enumerate(groups):
