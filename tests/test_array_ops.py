@@ -196,6 +196,30 @@ def test_unsupported_numpy_gets_a_located_diagnostic(body, fragment):
     assert "^" in text
 
 
+def test_a_product_of_a_value_from_an_unannotated_parameter_names_the_annotation():
+    """r = model(theta, t) - y; 0.5 * r @ r: nothing shows that t or y is the array, t is taken
+    for a number, and the hint "use * to scale by a number" was not true: annotating t makes it a
+    product of vectors."""
+    source = """
+        import numpy as np
+
+
+        def model(theta, t):
+            a, b = theta
+            return a * np.exp(-b * t)
+
+
+        def f(x, t, y):
+            r = model(x, t) - y
+            return 0.5 * r @ r
+    """
+    text = _diagnose(source)
+    assert "the left operand of a matrix product is not evidently an array: it is computed from 't'" in text
+    assert 'hint: annotate the array among them: t: "f64[n]"' in text
+    annotated = textwrap.dedent(source).replace("def f(x, t, y)", 'def f(x, t: "f64[n]", y)')
+    assert "def grad_f(x, d_x, t, y" in pipeline.gradient_source(annotated, "prog.py", "f", ["x"], "py")
+
+
 def test_c_output_of_a_returned_array_is_rejected():
     """Python and Numba gradients of ``return x + 1.0`` take an array d_return (test_array_return);
     C output does not support it yet."""

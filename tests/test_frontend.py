@@ -1294,7 +1294,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def f(x: "f64[n]", i: int):
             y = [x, x]
             return y[i][0]
-    """, "3:10", "a list of arrays (or of lists) is supported built by appends from an empty list", "x"),
+    """, "3:10", "the array 'x' in this list is that very array, which its later changes would change", "x"),
     "array_appended_itself": ("""
         import numpy as np
 

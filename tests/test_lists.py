@@ -13,7 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from source_gradients import HEADER, arr, check_source, count, load, num
+from source_gradients import HEADER, arr, check_source, count, load, num, the_refusal
 
 from s2sad import pipeline
 
@@ -312,3 +312,66 @@ def test_a_tuple_written_where_a_loop_runs_over_it_is_iterated_as_a_list(target)
     the list ``[a, b]`` would give them (probe p72 was refused: "the type of what sum(...) adds is
     not known")."""
     check_source(TUPLE_ITERATED, ["a", "b", "x"], [num("a"), num("b"), arr("x", 4)], target=target)
+
+
+ARRAY_LITERALS = HEADER + """
+
+def stacked(w, x: "f64[n]"):
+    rows = [w * x, w**2 * x, np.sin(w) * x]
+    M = np.stack(rows)
+    P = np.stack(rows, axis=1)
+    return np.sum(M.mean(axis=0) ** 2) + np.sum(P[:, 0] * P[:, 2])
+
+
+def grown(w, x: "f64[n]"):
+    hs = [np.tanh(w * x)]
+    for k in range(3):
+        hs.append(np.tanh(w * hs[-1] + x))
+    return np.sum(np.concatenate(hs) ** 2) + sum(np.sum(h) for h in hs)
+
+
+def of_rows(A: "f64[m, n]", w):
+    B = np.stack(A * w)
+    return np.sum(B * np.vstack(A)) + np.sum(np.column_stack(A) ** 2) + np.sum(np.hstack(A) ** 3)
+
+
+def copies(x: "f64[n]", y: "f64[n]"):
+    pair = [np.array(x), y * 2.0]
+    x[0] = 5.0
+    return np.sum(np.stack(pair) ** 2)
+"""
+
+
+@pytest.mark.parametrize("func, wrt, params", [
+    ("stacked", ["w", "x"], [num("w"), arr("x", 4)]),
+    ("grown", ["w", "x"], [num("w"), arr("x", 3)]),
+    ("of_rows", ["A", "w"], [arr("A", 3, 4), num("w")]),
+    ("copies", ["x", "y"], [arr("x", 3), arr("y", 3)]),
+])
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_list_made_of_arrays_and_stacking_a_list_or_an_array(func, wrt, params, target):
+    """A list that starts with arrays (it was refused: "a list of arrays is supported built by
+    appends from an empty list"), appended to after, and np.stack/vstack/hstack/column_stack/
+    concatenate of a list's name or of an array (its rows, as NumPy iterates it: refused as
+    "takes a list or tuple of arrays written in the call")."""
+    check_source(ARRAY_LITERALS, wrt, params, target=target, func=func)
+
+
+def test_a_list_holding_an_array_the_function_may_change_is_refused():
+    """Python's list holds the array itself, whose later changes it shows; the gradient's copy
+    would not: the item must be a copy (np.array(x)), as for an append."""
+    source = HEADER + "\n\ndef f(x: \"f64[n]\"):\n    pair = [x, x * 2.0]\n    x[0] = 5.0\n" \
+        "    return np.sum(np.stack(pair) ** 2)\n"
+    d = the_refusal(source, ["x"])
+    assert "the array 'x' in this list is that very array" in d.message and d.hint == "put a copy in it: np.array(x)"
+
+
+def test_the_arrays_of_a_list_must_have_one_shape():
+    source = HEADER + "\n\ndef f(x: \"f64[n]\", y: \"f64[m]\"):\n    pair = [x * 1.0, y * 2.0]\n" \
+        "    return np.sum(np.stack(pair) ** 2)\n"
+    grad = load(pipeline.gradient_source(source, "prog.py", "f", ["x", "y"], "py"), "<grad f>")["grad_f"]
+    d_x, d_y = np.zeros(3), np.zeros(3)
+    grad(np.ones(3), d_x, np.ones(3), d_y)
+    assert np.allclose(d_x, 2.0) and np.allclose(d_y, 8.0)
+    with pytest.raises(ValueError, match="the arrays of a list must have one shape"):
+        grad(np.ones(3), np.zeros(3), np.ones(2), np.zeros(2))

@@ -120,6 +120,27 @@ def _integer(t: Type) -> bool:
     return elem.is_int and elem != BOOL
 
 
+def _guessed_numbers(lw: "ExprLowerer", v: Value) -> list[str]:
+    """The parameters ``v`` is computed from that inference took for numbers without evidence
+    (``FunctionTypes.assumed`` at rank 0), in the order they are met."""
+    guessed = {name for name, rank in lw.ctx.types.assumed.items() if rank == 0}
+    found: list[str] = []
+    seen: set[Value] = set()
+    todo = [v]
+    while todo:
+        u = todo.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        op = u.defining_op
+        if op is None:
+            if u.name_hint in guessed and u.name_hint not in found:
+                found.append(u.name_hint)
+            continue
+        todo += reversed(op.operands)
+    return found
+
+
 def compare(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
     x, y = _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)
     return arr_op(lw, b, node, op, [x, y])
@@ -138,6 +159,14 @@ def transpose(lw: "ExprLowerer", x: Value, b: Builder, node: cst.CSTNode) -> Val
 def matmul(lw: "ExprLowerer", x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
     for v, side in ((x, "left"), (y, "right")):
         if not v.type.is_array:
+            guessed = _guessed_numbers(lw, v)
+            if guessed:  # (r = model(theta, t) - y; r @ r: either of t and y may be the array)
+                said = ", ".join(f"'{name}'" for name in guessed)
+                raise lw.fail(node, f"the {side} operand of a matrix product is not evidently an array: it is "
+                              f"computed from {said}, taken for {'a number' if len(guessed) == 1 else 'numbers'} "
+                              "as nothing shows {} rank".format("its" if len(guessed) == 1 else "their"),
+                              hint="annotate the array among them: " + " or ".join(f'{name}: "f64[n]"'
+                                                                                   for name in guessed))
             raise lw.fail(node, f"the {side} operand of a matrix product is not an array",
                           hint="use * to scale by a number")
     subs = batched_subscripts(x.type.rank, y.type.rank)  # type: ignore[attr-defined]

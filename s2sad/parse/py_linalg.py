@@ -37,7 +37,7 @@ from .py_common import Env
 from .py_module import dotted_source
 from .py_intrinsics import PAIRS, PART_NAMES, pair_part
 from .py_intrinsics import lookup as lib_lookup
-from .py_types import STACKS_OF_COMPREHENSIONS, int_literal, keyword_arg
+from .py_types import STACKS_OF_ITEMS, int_literal, keyword_arg
 
 if TYPE_CHECKING:
     from . import py_intrinsics as lib
@@ -302,8 +302,13 @@ def _literal_axis(lw: ExprLowerer, node: cst.Call, rank: int, default: int) -> i
 def stacked(lw: ExprLowerer, op: str, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
     seq = args[0]
     name = dotted_source(node.func) or f"np.{op}"
-    if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:
-        return _stacked_items(lw, op, name, node, seq, b, env)
+    named_list = isinstance(seq, cst.Name) and py_lists.is_list(lw, seq)
+    if op in STACKS_OF_ITEMS and (isinstance(seq, cst.ListComp) or named_list):
+        return _stacked_items(lw, op, name, node, py_lists.as_array(lw, seq, b, env), b)
+    if op in STACKS_OF_ITEMS and not isinstance(seq, (cst.List, cst.Tuple)):
+        items = lw.value(seq, b, env)
+        if items.type.is_array:  # an array: its rows, as NumPy iterates it
+            return _stacked_items(lw, op, name, node, items, b)
     if not isinstance(seq, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in seq.elements):
         raise lw.fail(seq, f"{name} takes a list or tuple of arrays written in the call",
                       hint=f"write {name}([x, y])")
@@ -352,13 +357,18 @@ def _part(lw: ExprLowerer, name: str, node: cst.BaseExpression, b: Builder, env:
     return lw.array(node, b, env)
 
 
-def _stacked_items(lw: ExprLowerer, op: str, name: str, node: cst.Call, seq: cst.ListComp, b: Builder,
-                   env: Env) -> Value:
-    """``np.vstack([x ** k for k in range(d)])`` & co.: the comprehension's items, made into one
-    array along a new first axis (``py_lists.as_array``: their buffer, ``py_comprehension.fill``),
-    is ``np.stack`` of them; the others are it reshaped or transposed, as NumPy stacks them."""
-    items = py_lists.as_array(lw, seq, b, env)  # type: ignore[arg-type]
+def _stacked_items(lw: ExprLowerer, op: str, name: str, node: cst.Call, items: Value, b: Builder) -> Value:
+    """``np.vstack([x ** k for k in range(d)])``, ``np.stack(rows)`` of a list ``rows`` & co.: the
+    items made into one array along a new first axis (``py_lists.as_array``: a comprehension's
+    buffer, ``py_comprehension.fill``; a list's; an array's rows) is ``np.stack`` of them; the
+    others are it reshaped or transposed, as NumPy stacks them."""
     rank = items.type.rank - 1  # type: ignore[attr-defined]  # the items'
+    seq = node.args[0].value
+    if op == "concatenate":  # along their first axis: of vectors one long vector, of matrices their rows
+        if _literal_axis(lw, node, max(rank, 1), 0) != 0 or rank not in (1, 2):
+            raise lw.fail(seq, f"{name} of a list's or an array's items is supported along their first axis, of "
+                          "vectors or matrices", hint=f"write {name}([a, b]) of named arrays")
+        op = "hstack" if rank == 1 else "vstack"
     lw.at(b, node)
     n = b.op1("dim", [items], I64, axis=0)
     if rank == 0:  # numbers: NumPy takes each for an array of one element

@@ -27,9 +27,10 @@ row ``traj[k]``. Its items' shape is taken where it is created, from what each a
 an array of the shape of an array ``u`` that exists there and that the statements after it
 do not bind anew (a swap keeps shapes): ``np.array(u)``, ``u * dt``, ``np.tanh(u) + 1.0``. The
 item is copied in, which is what Python does where nothing else holds it: appending ``u``
-itself, whose later changes Python's list would see, is refused. Lists of arrays start empty
-(``traj = []``); array literals and nested lists are refused (a 2-D array filled row by row is
-the rewrite).
+itself, whose later changes Python's list would see, is refused. A list of arrays may also start
+with arrays (``rows = [w * x, np.sin(w) * x]``): copied in as appends copy, of its first item's
+shape, which the others (and any appended after, checked as each is) must have. Lists of
+lists are refused (a 2-D array filled row by row is the rewrite).
 """
 
 from __future__ import annotations
@@ -247,18 +248,41 @@ def literal(lw: "ExprLowerer", node: cst.List, t: ArrayType, capacity: Optional[
     for el in node.elements:
         if isinstance(el, cst.StarredElement):
             raise lw.fail(el, "starred items in a list are not supported", hint="append the items in a loop")
-        v = lw.value(el.value, b, env)
-        if isinstance(v.type, ArrayType) or isinstance(el.value, (cst.List, cst.ListComp)):
-            raise lw.fail(el.value, "a list of arrays (or of lists) is supported built by appends from an empty "
-                          "list", hint="start it empty and append copies (v.append(np.array(u))), or use a 2-D "
-                          "array: np.zeros((n, m)), filled row by row")
+        if t.rank > 1 and isinstance(el.value, cst.Name) and not _unshared(lw, el.value, b, env):
+            raise lw.fail(el.value, f"the array '{el.value.value}' in this list is that very array, which its later "
+                          "changes would change", hint=f"put a copy in it: np.array({el.value.value})")
+        copied = _copy_of(lw, el.value) if t.rank > 1 else None
+        v = lw.value(copied or el.value, b, env)  # np.array(u): u is copied in, no copy of a copy
+        if isinstance(v.type, ArrayType) != (t.rank > 1) or isinstance(el.value, (cst.List, cst.ListComp)):
+            raise lw.fail(el.value, "a list holds numbers or arrays of one shape, not both, and no lists",
+                          hint="use a 2-D array: np.zeros((n, m)), filled row by row")
+        if t.rank > 1 and v.type.rank != t.rank - 1:  # type: ignore[attr-defined]
+            raise lw.fail(el.value, f"the items of this list are {t.rank - 1}-D arrays, and this is not one")
         values.append((v, el.value))
     lw.at(b, node)
     n = build.const(b, len(values), I64)
+    if t.rank > 1 and dims is None:  # a list of arrays: of its first item's shape, which the others must have
+        first = values[0][0]
+        dims = [b.op1("dim", [first], I64, axis=k) for k in range(t.rank - 1)]
+        for v, item in values[1:]:
+            for k in range(t.rank - 1):
+                if not py_arrays.same_extent(first, v, k):
+                    lw.check_extent(v, k, dims[k], item, "the arrays of a list must have one shape (the gradient "
+                                    "holds them in one array)", b)
     buf = allocate(lw, node, capacity if capacity is not None else n, t, b, dims)
     for k, (v, item) in enumerate(values):
-        v = lw.coerce(v, t.elem, b, item, "an item of this list")
-        lw.at(b, item).create("store", [buf, build.const(b, k, I64), v], [])
+        lw.at(b, item)
+        if t.rank == 1:
+            b.create("store", [buf, build.const(b, k, I64), lw.coerce(v, t.elem, b, item, "an item of this list")], [])
+            continue
+        row = build.const(b, k, I64)
+
+        def put(bb: Builder, index: list[Value], v: Value = v, item: cst.BaseExpression = item,
+                row: Value = row) -> None:
+            x = lw.coerce(bb.op1("load", [v, *index], v.type.elem), t.elem, bb, item,  # type: ignore[attr-defined]
+                          "an item of this list")
+            bb.create("store", [buf, row, *index, x], [])
+        py_arrays.each_element(b, v, put)  # the array is copied in
     return buf, n
 
 
@@ -325,13 +349,13 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
     """The shape of the items of a list of arrays, where it is created: that of the array each
     append copies (``shape_source``), which must exist here and keep its shape until then."""
     source: Optional[Value] = None
+    unknown: list[cst.BaseExpression] = []  # appends of no evident shape: each checks it as it runs
     for call, _ in plan.appends:
         item = call.args[0].value if len(call.args) == 1 else call
         found = shape_source(lw, item)
         if found is None:
-            raise lw.fail(item, f"the shape of the arrays appended to '{name}' must be evident where the list is "
-                          "created", hint="append a copy of an array that exists there: "
-                          f"{name}.append(np.array(u)) or an elementwise expression of it (u * dt)")
+            unknown.append(item)
+            continue
         if found.value in plan.rebound and isinstance(env.get(found.value), Value):
             lw.checked_lists.add(name)  # rebound after (state = step(state)): each append checks its shape
         elif found.value in plan.rebound or not isinstance(env.get(found.value), Value):
@@ -346,9 +370,15 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
         elif name not in lw.checked_lists and not all(py_arrays.same_extent(source, v, k) for k in range(t.rank - 1)):
             raise lw.fail(found, f"the arrays appended to '{name}' must have one shape, evident where it is created",
                           hint="allocate them alike (np.zeros_like)")
+    if source is None and unknown:
+        raise lw.fail(unknown[0], f"the shape of the arrays appended to '{name}' must be evident where the list is "
+                      "created", hint="append a copy of an array that exists there: "
+                      f"{name}.append(np.array(u)) or an elementwise expression of it (u * dt)")
     if source is None:
         raise lw.fail(node, f"'{name}' is a list of arrays, and none is appended to it after this",
                       hint=f"append copies of an array to it in the statements after: {name}.append(np.array(u))")
+    if unknown:  # (hs.append(np.tanh(W @ hs[-1])) beside hs.append(np.array(h0)): of the shape h0 gives)
+        lw.checked_lists.add(name)
     lw.at(b, plan.appends[0][0])
     return [b.op1("dim", [source], I64, axis=k) for k in range(t.rank - 1)]
 

@@ -928,6 +928,8 @@ class FunctionLowerer(StructuredLowering):
             dims = py_lists.item_dims(self.ex, name, value, plan, t, b, env) if t.rank > 1 and not value.elements \
                 else None
             buf, n = py_lists.literal(self.ex, value, t, room, b, env, dims)
+            if t.rank > 1 and value.elements and plan.appends:  # its items' shape from the first: each append checks
+                self.ex.checked_lists.add(name)
         else:
             buf, n = py_comprehension.fill(self.ex, value, t, extra, b, env)
         if buf.defining_op is not None:

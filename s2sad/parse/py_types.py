@@ -374,6 +374,8 @@ PART_TYPES: dict[str, Type] = {"detsign": F64, "logdet": F64, "eigvalsh": ArrayT
 
 # The stacking functions that take a list comprehension of arrays (``py_linalg.stacked``).
 STACKS_OF_COMPREHENSIONS = ("stack", "vstack", "hstack", "column_stack")
+# ... and a name of a list or of an array, whose items (rows) they stack as NumPy iterates it.
+STACKS_OF_ITEMS = (*STACKS_OF_COMPREHENSIONS, "concatenate")
 
 
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
@@ -431,8 +433,8 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
         return ArrayType(F64, rank) if rank > 0 else F64
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
-        if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:
-            items = type_of(seq)  # the list: an array of one axis more than its items
+        if seq is not None and not isinstance(seq, (cst.List, cst.Tuple)) and op in STACKS_OF_ITEMS:
+            items = type_of(seq)  # the list: an array of one axis more than its items (an array: its rows)
             if not isinstance(items, ArrayType):
                 return None
             if items.rank == 1:  # of numbers: NumPy takes each for an array of one element
