@@ -217,6 +217,34 @@ _C_OF_IR = {"f64": "double", "f32": "float", "i64": "long", "i32": "int"}
 _QUALIFIERS = {"const", "restrict", "__restrict", "__restrict__", "volatile", "signed"}
 
 
+def _typedefs(fn: Function) -> dict[str, str]:
+    """The type each ``typedef`` of C input names (``typedef double real;``: real -> double)."""
+    out = {}
+    for name, text, *_ in fn.attrs.get("c_typedefs") or []:
+        m = re.fullmatch(rf"\s*typedef\s+([^;{{}}()]+?)\s*\b{re.escape(name)}\s*;\s*", text)
+        if m:
+            out[name] = m.group(1)
+    return out
+
+
+def _resolved(spelled: Optional[str], typedefs: dict[str, str]) -> Optional[str]:
+    """``spelled`` with each typedef name replaced by what it names, through chains of them."""
+    for _ in range(len(typedefs)):
+        if spelled is None:
+            break
+        again = re.sub(r"[A-Za-z_]\w*", lambda m: typedefs.get(m.group(0), m.group(0)), spelled)
+        if again == spelled:
+            break
+        spelled = again
+    return spelled
+
+
+def _declared(primal: Function) -> list[str]:
+    """The declared C type of each parameter of ``primal``, typedefs resolved."""
+    typedefs = _typedefs(primal)
+    return [_resolved(s, typedefs) or s for s in primal.attrs["c_params"]]
+
+
 def _c_spelling(spelled: str) -> tuple[str, int]:
     """``const double *restrict`` -> ("double", 1): the scalar type and the number of pointers
     and array dimensions (``double (*)[3]``, a pointer to rows of 3, -> ("double", 2))."""
@@ -237,7 +265,7 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
     returned -= shadowed
     generic = grad.attrs.get("shape_generic") or {}
     fewest = grad.attrs.get("generic_fewest") or {}
-    c_params = primal.attrs.get("c_params") if c_input else None
+    c_params = _declared(primal) if c_input else None
     out = []
     for k, p in enumerate(primal.params[:user_param_count(primal)]):  # not the file-scope arrays added
         t: Type = p.type
@@ -557,7 +585,7 @@ def _temporary(filename: str, text: str) -> str:
 
 def _shim_params(primal: Function, params: list[Param]) -> list[ShimParam]:
     """What check passes for each IR parameter, as the shims take it."""
-    spelled = primal.attrs["c_params"]
+    spelled = _declared(primal)
     return [ShimParam(p.kind, _c_spelling(spelled[k])[0], p.shadowed, p.wrt and p.kind == "float" and not p.shadowed,
                       p.rows) for k, p in enumerate(params)]
 
@@ -838,7 +866,7 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
             raise CheckUsageError(f"--sizes {given}: '{name}' has no array or integer parameter '{given}'")
         spelled[key] = shape
     settings = replace(settings, sizes=spelled)
-    c_result = primal.attrs.get("c_result")
+    c_result = _resolved(primal.attrs.get("c_result"), _typedefs(primal))
     seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result and results else (
         _C_OF_IR[str(results[0])] if results else None)
     symbols = _size_symbols(module, grad, primal, options) if target == "c" and not is_c(path) else []

@@ -37,7 +37,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 from cbuild import Out, SanitizedLibrary
 from pycparser import c_ast, c_parser
-from s2sad.parse.c_array_typedefs import expand_array_typedefs
+from s2sad.parse.c_derived_typedefs import expand_derived_typedefs
 
 # The standard typedefs that kernels (and generated gradients) use, for the parser's sake.
 PRELUDE = (
@@ -165,7 +165,7 @@ class CSignature:
     @staticmethod
     def parse(source: str, func: str, directory: Optional[Path] = None) -> "CSignature":
         ast = c_parser.CParser().parse(preprocess(source, directory), filename="input.c")
-        expand_array_typedefs(ast)  # const mat3 K: the array C reads (typedef vec3 mat3[3])
+        expand_derived_typedefs(ast)  # const mat3 K: the array C reads (typedef vec3 mat3[3])
         typedefs: dict[str, c_ast.Node] = {}
         structs: dict[str, Any] = {}
         found = None

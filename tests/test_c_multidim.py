@@ -381,6 +381,45 @@ double tr(int n, const mat2 *Ps, mat2 Q, const vec2 w)
     assert value == pytest.approx(sum(P[0][0] * 4.0 + P[1][0] * -1.5 * 2.0 for P in Ps))
 
 
+POINTER_TYPEDEFS = """\
+#include <stdlib.h>
+#include <math.h>
+typedef double real;
+typedef real *Vector;
+typedef double **Matrix;
+
+static Vector vec_new(int n) { return malloc(n * sizeof(double)); }
+
+double f(const Vector x, Matrix A, int n) {
+    Vector y = vec_new(n);
+    for (int i = 0; i < n; i++) {
+        y[i] = 0.0;
+        for (int j = 0; j < n; j++) y[i] += A[i][j] * x[j];
+    }
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += tanh(y[i]);
+    free(y);
+    return s;
+}
+"""
+
+
+def test_pointer_typedefs_are_the_pointers_they_name(tmp_path):
+    """``typedef double *Vector;`` (older numerical C's vectors), of a typedef and to pointers:
+    'type 'Vector' is not supported' before; ``const Vector x`` is a const pointer, as C reads it."""
+    _, fn = _fn(POINTER_TYPEDEFS, "f")
+    assert [str(p.type) for p in fn.params] == ["array<f64,1>", "array<f64,2>", "i64"]
+    out = pipeline.gradient_source(POINTER_TYPEDEFS, "t.c", "f", ["x", "A"], "c")
+    assert "void grad_f(real *const x, real *const d_x, double **A, double **d_A, int n," in out
+    if have_gcc():
+        from s2sad.cli import main
+
+        compile_c(out)
+        path = tmp_path / "t.c"
+        path.write_text(POINTER_TYPEDEFS)
+        assert main(["check", str(path), "--wrt", "x,A"]) == 0
+
+
 def test_an_unknown_type_name_is_still_located():
     with pytest.raises(DiagnosticError) as info:
         parse_source("typedef double vec2[2];\ndouble f(const vec3 v) { return v[0]; }\n", "t.c", "f")

@@ -246,6 +246,29 @@ def test_c_struct_parameters_of_python_output_are_refused_as_the_translation_doe
     assert "error: --target py: 'r2' takes the struct" in capsys.readouterr().err  # (the translation's refusal)
 
 
+TYPEDEFS_C = """\
+typedef double real;
+typedef real scalar;
+typedef scalar *vec;
+
+scalar dot_scaled(const real *x, vec y, int n, scalar a) {
+    real s = 0.0;
+    for (int i = 0; i < n; i++) s += a * x[i] * y[i] * y[i];
+    return s;
+}
+"""
+
+
+@needs_gcc
+def test_c_types_named_by_typedefs_are_the_types_they_name(tmp_path, capsys):
+    """typedef double real (and chains of them, a pointer among them): check read 'const real *'
+    as no type it passes and refused the function."""
+    path = tmp_path / "typedefs.c"
+    path.write_text(TYPEDEFS_C)
+    assert main(["check", str(path), "--wrt", "x,y,a"]) == 0, capsys.readouterr().err
+    assert list(_rows(capsys.readouterr().out)) == ["x", "y", "a"]
+
+
 STRUCTS_C = """\
 #include <math.h>
 #define D 3

@@ -32,7 +32,7 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
-from .c_array_typedefs import expand_array_typedefs
+from .c_derived_typedefs import expand_derived_typedefs
 from .c_compound_literals import name_compound_literals
 from .c_stops import stopping_functions
 from .c_function_args import FunctionPointers as _FunctionPointers, bind_function_arguments, function_typedefs
@@ -86,7 +86,7 @@ class CFile:
         self.lines = self.sources.source_lines()  # the file's lines, and its headers' by name
         self.ast = self._parse(self.pre.text)
         self._no_library_macro_declared()
-        expand_array_typedefs(self.ast)  # typedef double mat2[2][2]: its uses declare the arrays (c_array_typedefs)
+        expand_derived_typedefs(self.ast)  # typedef double mat2[2][2]: its uses declare the arrays (c_derived_typedefs)
         self.functions: dict[str, c_ast.FuncDef] = {}
         self.redefined: list[tuple[c_ast.FuncDef, c_ast.FuncDef]] = []  # (a second definition, the first)
         self.prototypes: dict[str, c_ast.Decl] = {}  # functions declared here, defined elsewhere
