@@ -297,8 +297,10 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return polyval(lw, node, lw.array(args[0], b, env), lw.value(args[1], b, env), b)
     if op == "sort":  # the entries in the order argsort gives: a gather, whose adjoint scatters back
         x = lw.array(args[0], b, env)
-        if x.type.rank != 1 or any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
-            raise lw.fail(node, "np.sort is supported of a vector, without axis= or kind=",
+        # (kind= chooses the algorithm, not the values: any is the same sort)
+        if x.type.rank != 1 or any(a.keyword is not None and a.keyword.value != "kind"  # type: ignore[attr-defined]
+                                   for a in node.args):
+            raise lw.fail(node, "np.sort is supported of a vector, without axis=",
                           hint="sort each row in a loop over the rows")
         return arr_op(lw, b, node, "take", [x, arr_op(lw, b, node, "argsort", [x])])
     if op == "cross":

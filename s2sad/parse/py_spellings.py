@@ -253,7 +253,7 @@ def _logsumexp(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
             args.append(cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL))
             if keepdims:
                 args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("keepdims"), equal=_EQUAL))
-        return cst.Call(_np_name(info, name), args)
+        return cst.Call(np_name(info, name), args)
 
     shifted = cst.BinaryOperation(_grouped(x), cst.Subtract(), np_call("max", x, keepdims=True))
     total = np_call("log", np_call("sum", np_call("exp", shifted)))
@@ -299,14 +299,14 @@ def _reduced(info: ModuleInfo, name: str, x: cst.BaseExpression, axis: Optional[
     if axis is not None:
         args += [cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL),
                  cst.Arg(cst.Name("True"), keyword=cst.Name("keepdims"), equal=_EQUAL)]
-    return cst.Call(_np_name(info, name), args)
+    return cst.Call(np_name(info, name), args)
 
 
 def _np(info: ModuleInfo, name: str, *args: cst.BaseExpression) -> cst.Call:
-    return cst.Call(_np_name(info, name), [cst.Arg(a) for a in args])
+    return cst.Call(np_name(info, name), [cst.Arg(a) for a in args])
 
 
-def _np_name(info: ModuleInfo, name: str) -> cst.Attribute:
+def np_name(info: ModuleInfo, name: str) -> cst.Attribute:
     """``np.name`` (``np.sum``, ``np.inf``), NumPy spelled as the module binds it."""
     return cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name(name))
 
@@ -370,7 +370,7 @@ def _trapezoid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
                                     _along(x, -1, cst.Slice(lower=None, upper=_minus_one())))
         ends = cst.BinaryOperation(_grouped(ends), cst.Multiply(), _grouped(steps))
     halves = cst.BinaryOperation(_grouped(ends), cst.Divide(), cst.Float("2.0"))
-    total = cst.Call(_np_name(info, "sum"),
+    total = cst.Call(np_name(info, "sum"),
                      [cst.Arg(halves), cst.Arg(_minus_one(), keyword=cst.Name("axis"), equal=_EQUAL)])
     return total if dx is None else cst.BinaryOperation(_grouped(dx), cst.Multiply(), total)
 
@@ -469,7 +469,7 @@ def _vander(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
 
     exponents = range(columns) if increasing else range(columns - 1, -1, -1)
     stacked = cst.List([cst.Element(power(k)) for k in exponents])
-    return cst.Call(_np_name(info, "stack"),
+    return cst.Call(np_name(info, "stack"),
                     [cst.Arg(stacked), cst.Arg(cst.Integer("1"), keyword=cst.Name("axis"), equal=_EQUAL)])
 
 
@@ -500,7 +500,7 @@ def _average(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
         return None
     if weights is None:
         args = [cst.Arg(a)] + ([cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL)] if axis is not None else [])
-        return cst.Call(_np_name(info, "mean"), args)
+        return cst.Call(np_name(info, "mean"), args)
     if axis is not None or not repeatable(info, weights):
         return None
     weighted = _np(info, "sum", cst.BinaryOperation(_grouped(a), cst.Multiply(), _grouped(weights)))
@@ -572,10 +572,10 @@ def _tile_or_repeat(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpres
         return None
     minus_one = cst.Arg(_minus_one(), keyword=cst.Name("axis"), equal=_EQUAL)
     if info.canonical_name(call.func) == "numpy.tile":
-        return cst.Call(_np_name(info, "concatenate"),
+        return cst.Call(np_name(info, "concatenate"),
                         [cst.Arg(cst.List([cst.Element(x) for _ in range(count)])), minus_one])
     copies = cst.List([cst.Element(_np(info, "ravel", x)) for _ in range(count)])
-    stacked = cst.Call(_np_name(info, "stack"),
+    stacked = cst.Call(np_name(info, "stack"),
                        [cst.Arg(copies), cst.Arg(cst.Integer("1"), keyword=cst.Name("axis"), equal=_EQUAL)])
     return _np(info, "ravel", stacked)
 
@@ -601,7 +601,7 @@ def _peak_to_peak(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpressi
 
     def extreme(name: str) -> cst.Call:
         args = [cst.Arg(x)] + ([cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL)] if axis is not None else [])
-        return cst.Call(_np_name(info, name), args)
+        return cst.Call(np_name(info, name), args)
     return cst.BinaryOperation(extreme("max"), cst.Subtract(), extreme("min"))
 
 
@@ -637,11 +637,11 @@ def _nan_reduction(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpress
     kept = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in call.args if a.keyword is not None]
     name = (info.canonical_name(call.func) or "").removeprefix("numpy.nan")
     fill = {"sum": cst.Float("0.0"), "mean": cst.Float("0.0"), "prod": cst.Float("1.0"),
-            "max": cst.UnaryOperation(cst.Minus(), _np_name(info, "inf")),
-            "min": _np_name(info, "inf")}[name]
+            "max": cst.UnaryOperation(cst.Minus(), np_name(info, "inf")),
+            "min": np_name(info, "inf")}[name]
 
     def reduced(how: str, value: cst.BaseExpression) -> cst.Call:
-        return cst.Call(_np_name(info, how),
+        return cst.Call(np_name(info, how),
                         [cst.Arg(value), *(a.deep_clone() for a in kept)])
 
     def cleaned(value: cst.BaseExpression, other: cst.BaseExpression) -> cst.Call:
@@ -676,7 +676,7 @@ def _nan_test(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     name = info.canonical_name(call.func)
     if name == "numpy.isnan":
         return _is_nan(x)
-    inf = _np_name(info, "inf")
+    inf = np_name(info, "inf")
     operator = cst.Equal() if name == "numpy.isinf" else cst.LessThan()
     return cst.Comparison(_np(info, "abs", x), [cst.ComparisonTarget(operator, inf)],
                           lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -691,7 +691,7 @@ def _sinc(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
         return None
 
     def scaled() -> cst.BaseExpression:
-        pi = _np_name(info, "pi")
+        pi = np_name(info, "pi")
         return cst.BinaryOperation(pi, cst.Multiply(), _grouped(x.deep_clone()))
     ratio = cst.BinaryOperation(_np(info, "sin", scaled()), cst.Divide(), scaled().with_changes(
         lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))

@@ -63,6 +63,7 @@ from .py_none_defaults import fill_none_defaults
 from .py_list_front import build_lists_at_the_back
 from .py_list_results import return_list_arrays
 from .py_list_starts import start_lists_empty
+from .py_inplace_calls import rewrite_inplace_calls
 from .py_module_arrays import inline_module_arrays
 from .py_rebound_lists import rename_rebound_lists
 from .py_fresh_updates import rebind_fresh_updates
@@ -266,6 +267,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         lambda i, at: fill_none_defaults(i, at, func),  # if w is None: w = np.ones(n), dense(x, W) of b=None
         lambda i, at: unpack_entry_tuples(i, at, func),  # def loss(params, X): W, b = params: loss(W, b, X)
         inline_module_arrays,  # TAUS = np.array([0.1, 0.9]) at the top: made again where a function starts
+        rewrite_inplace_calls,  # y.sort(), np.add(a, b, out=y): y[...] = np.sort(y), y[...] = np.add(a, b)
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
         rewrite_starred,  # first, *_ = x: first = x[0]
         start_lists_empty,  # traj = [state]: traj = []; traj.append(state)
