@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fd import ParamSpec
+from fd import ParamSpec, central_difference
 from source_gradients import HEADER, arr, check_command, check_source, count, load, num, the_refusal
 
 from s2sad import cli, pipeline
@@ -134,6 +134,24 @@ def test_where_of_numbers_takes_a_comparison():
     source = HEADER + "def f(x: float):\n    return np.where(x, 1.0, 2.0)\n"
     with pytest.raises(DiagnosticError, match="the condition of np.where must be a comparison"):
         pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_where_of_a_mask_of_numbers_takes_what_is_not_zero(target):
+    """np.where(mask, z, -np.inf) of a mask of 0s and 1s, as NumPy reads it (it was refused:
+    "the condition of np.where must be a comparison of arrays")."""
+    source = HEADER + ("def f(z: \"f64[n]\", mask: \"f64[n]\", k: \"i64[n]\"):\n"
+                       "    z2 = np.where(mask, z, -np.inf)\n"
+                       "    e = np.exp(z2 - np.max(z2))\n"
+                       "    return np.sum((e / e.sum()) ** 2) + np.sum(np.where(k, z ** 2, 0.0))\n")
+    grad = load(pipeline.gradient_source(source, "prog.py", "f", ["z"], target), "<grad f>")["grad_f"]
+    primal = load(source, "<f>")["f"]
+    z, mask, k = np.array([0.3, -0.2, 0.9, 0.1, 0.5]), np.array([1.0, 0.0, 1.0, 1.0, 0.0]), np.array([0, 2, 0, 1, 0])
+    d_z = np.zeros(5)
+    (grad.py_func if target == "numba" else grad)(z, d_z, mask, k)
+    expected = central_difference(lambda v: primal(v, mask, k), [z], 0)
+    np.testing.assert_allclose(d_z, expected, rtol=1e-6, atol=1e-9)
+    assert d_z[4] == 0.0 and d_z[1] != 0.0  # z[4] is masked out of both; z[1] enters through k
 
 
 FULL = HEADER + '''def f(x: "f64[n]", c: float):

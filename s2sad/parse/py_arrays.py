@@ -330,6 +330,10 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return values
     if op == "where":
         cond, x, y = values
+        if cond.type.is_array and cond.type.elem != BOOL:  # type: ignore[attr-defined]
+            # a mask of numbers (np.where(mask, z, -np.inf)): NumPy takes what is not 0 for True
+            elem = cond.type.elem  # type: ignore[attr-defined]
+            cond = compare(lw, "ne", cond, lw.const(b, args[0], 0.0 if elem.is_float else 0, elem), b, args[0])
         if not (cond.type.is_array and cond.type.elem == BOOL):  # type: ignore[attr-defined]
             raise lw.fail(args[0], "the condition of np.where must be a comparison of arrays")
         return arr_op(lw, b, node, "where", [cond, _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)])
