@@ -24,11 +24,12 @@ C's semantics are kept where they differ from Python's:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
@@ -962,10 +963,35 @@ class CExprLowering:
         if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
             step = self.integer(node.rvalue, b, env, "a pointer step")
             return self.move_pointer(target, step if op == "+=" else build.neg(self.at(b, node), step), b, env)
-        cur = self.scalar(target, b, env)  # target reads are idempotent: loads or environment lookups
-        rhs = self.scalar(node.rvalue, b, env)
-        new = self.arith(_COMPOUND[op], cur, rhs, self.at(b, node), node)
-        return self.store(target, new, b, env, node)
+        with self.stepped_once(target, b, env):  # y[i++] += v: i steps once, after y[i] is updated
+            cur = self.scalar(target, b, env)  # target reads are idempotent: loads or environment lookups
+            rhs = self.scalar(node.rvalue, b, env)
+            new = self.arith(_COMPOUND[op], cur, rhs, self.at(b, node), node)
+            return self.store(target, new, b, env, node)
+
+    @contextlib.contextmanager
+    def stepped_once(self, target: c_ast.Node, b: Builder, env: Env) -> Iterator[None]:
+        """While the body reads and then writes ``target`` (a compound assignment, an increment),
+        each increment inside it (``y[i++]``, ``*q++``, ``y[++i]``) is taken out, so that it runs
+        once, not once for the read and again for the write (which updated y[i + 1] from y[i]
+        and stepped i by two: a silently wrong primal and gradient): a prefix one first, the
+        target read at the stepped value, a postfix one after the store, the target read at the
+        value before it. (A program whose right-hand side reads the variable stepped is
+        undefined in C: either order is as good.)"""
+        steps = [(parent, attr, child) for parent in walk(target) for attr, child in parent.children()
+                 if isinstance(child, c_ast.UnaryOp) and child.op in INCREMENTS]
+        for parent, attr, child in steps:
+            if not child.op.startswith("p"):
+                self.expr(child, b, env)
+            replace_child(parent, attr, child.expr)
+        try:
+            yield
+        finally:
+            for parent, attr, child in reversed(steps):
+                replace_child(parent, attr, child)
+        for _, _, child in steps:
+            if child.op.startswith("p"):
+                self.expr(child, b, env)
 
     def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
         self.check_not_const(node.expr)
@@ -976,9 +1002,10 @@ class CExprLowering:
             before = self.pointer(target, b, env, aims=True)
             after = self.move_pointer(target, build.const(self.at(b, node), step, I64), b, env)
             return before if post else after
-        cur = self.number(self.scalar(target, b, env), self.at(b, node))
-        new = build.add(self.at(b, node), cur, build.const(b, step, cur.type if cur.type.is_float else I64))
-        stored = self.store(target, new, b, env, node)
+        with self.stepped_once(target, b, env):  # y[i++]++: i steps once
+            cur = self.number(self.scalar(target, b, env), self.at(b, node))
+            new = build.add(self.at(b, node), cur, build.const(b, step, cur.type if cur.type.is_float else I64))
+            stored = self.store(target, new, b, env, node)
         return cur if post else stored
 
     def check_not_const(self, lvalue: c_ast.Node) -> None:
