@@ -16,6 +16,12 @@ class CPrinter:
     def __init__(self, program: Program):
         self.program = program
         self.lines: list[str] = []
+        self.stepped = 0  # compound stores of a vector printed so far
+
+    def _step_in_target(self) -> bool:
+        """Every other compound store of a vector is printed with an increment in its target."""
+        self.stepped += 1
+        return self.stepped % 2 == 0
 
     def i(self, e) -> str:
         if isinstance(e, IConst):
@@ -93,6 +99,17 @@ class CPrinter:
             self.emit(depth, f"{s.name} {s.op}= {self.f(s.expr)};")
         elif isinstance(s, IAssign):
             self.emit(depth, f"{s.name} = {self.i(s.expr)};")
+        elif isinstance(s, Store) and s.op and len(s.index) == 1 and self._step_in_target():
+            # The same update through an increment in its target (C's y[k++] += v, *q++ += v),
+            # which the lowering must step once: every other compound store of a vector.
+            self.emit(depth, "{")
+            if self.stepped % 4 == 2:
+                self.emit(depth + 1, f"long k_step = {self.i(s.index[0])};")
+                self.emit(depth + 1, f"{s.array}[k_step++] {s.op}= {self.f(s.expr)};")
+            else:
+                self.emit(depth + 1, f"double *q_step = {s.array} + {self.i(s.index[0])};")
+                self.emit(depth + 1, f"*q_step++ {s.op}= {self.f(s.expr)};")
+            self.emit(depth, "}")
         elif isinstance(s, Store):
             index = self.f(Load(s.array, s.index))
             self.emit(depth, f"{index} {s.op}= {self.f(s.expr)};")
