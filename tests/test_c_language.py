@@ -194,14 +194,22 @@ void by_pointer(int n, double *y, const double *x) {
     const double *p = x;
     for (int k = 0; k < n; k++) { *q++ *= *p; (*q++)++; *++q += *p++ * 2.0; }
 }
+
+static int next(int *i) { int v = *i; *i = v + 1; return v; }
+
+void by_call(int n, double *y, const double *x) {
+    int i = 0, j = -1;
+    for (int k = 0; k < n; k++) { y[next(&i)] *= x[k]; y[next(&i)] += 1.0; y[(j += 3)] -= x[k]; i++; }
+}
 """
 
 
-@pytest.mark.parametrize("func", ["by_index", "by_pointer"])
+@pytest.mark.parametrize("func", ["by_index", "by_pointer", "by_call"])
 def test_an_increment_in_the_target_of_a_compound_assignment_steps_once(func, tmp_path, capsys):
     """y[i++] += v and *q++ *= v read and write y[i] and step i once: s2sad stepped it for the
     read and again for the write, updating y[i + 1] from y[i] (check: MISMATCH, relative error
-    3.8 for the arrays at exit, 1.7 for x's adjoint; a silently wrong gradient)."""
+    3.8 for the arrays at exit, 1.7 for x's adjoint; a silently wrong gradient). So is a call in
+    the target made once (y[next(&i)]), and an assignment in it (y[j += 3])."""
     from s2sad.cli import main
 
     n, x = 3, np.array([0.5, -1.5, 2.0])
@@ -212,6 +220,10 @@ def test_an_increment_in_the_target_of_a_compound_assignment_steps_once(func, tm
             expected[i] += x[k] * x[k]
             expected[i + 1] += 1.0
             expected[i + 3] -= x[k]
+        elif func == "by_call":
+            expected[i] *= x[k]
+            expected[i + 1] += 1.0
+            expected[i + 2] -= x[k]
         else:
             expected[i] *= x[k]
             expected[i + 1] += 1.0

@@ -199,6 +199,7 @@ class CExprLowering:
     ctx: "object"
     ctypes: dict[str, CType]
     declaring: Optional[tuple[str, CType]] = None  # the pointer whose initializer is lowered (sizeof *f)
+    evaluated_once: Optional[dict[int, "Operand"]] = None  # calls in a target read and written (stepped_once)
 
     def loc(self, node: c_ast.Node) -> SourceLoc:  # pragma: no cover - provided by the host
         raise NotImplementedError
@@ -270,6 +271,8 @@ class CExprLowering:
 
     def expr(self, node: c_ast.Node, b: Builder, env: Env) -> Operand:
         b.loc = self.loc(node)
+        if self.evaluated_once and id(node) in self.evaluated_once:  # (a call in a target: stepped_once)
+            return self.evaluated_once[id(node)]
         if isinstance(node, c_ast.Constant):
             return self.constant(node, b)
         if isinstance(node, c_ast.ID):
@@ -972,25 +975,46 @@ class CExprLowering:
     @contextlib.contextmanager
     def stepped_once(self, target: c_ast.Node, b: Builder, env: Env) -> Iterator[None]:
         """While the body reads and then writes ``target`` (a compound assignment, an increment),
-        each increment inside it (``y[i++]``, ``*q++``, ``y[++i]``) is taken out, so that it runs
-        once, not once for the read and again for the write (which updated y[i + 1] from y[i]
-        and stepped i by two: a silently wrong primal and gradient): a prefix one first, the
-        target read at the stepped value, a postfix one after the store, the target read at the
-        value before it. (A program whose right-hand side reads the variable stepped is
-        undefined in C: either order is as good.)"""
-        steps = [(parent, attr, child) for parent in walk(target) for attr, child in parent.children()
-                 if isinstance(child, c_ast.UnaryOp) and child.op in INCREMENTS]
-        for parent, attr, child in steps:
-            if not child.op.startswith("p"):
+        what its subexpressions do happens once, as C evaluates an lvalue once, not once for the
+        read and again for the write (``y[i++] += v`` updated y[i + 1] from y[i] and stepped i by
+        two: a silently wrong primal and gradient). An increment or an assignment of a variable
+        inside it (``y[i++]``, ``*q++``, ``y[++i]``, ``y[k += 1]``) is taken out: a prefix one and
+        an assignment run first and the target reads the variable after, a postfix one runs after
+        the store and the target reads it before. A call inside it (``y[next(&k)]``) is made
+        once, its value held for both (``evaluated_once``). (A program whose right-hand side reads
+        what the target changes is undefined in C: either order is as good.)"""
+        effects: list[tuple[c_ast.Node, str, c_ast.Node]] = []
+
+        def find(parent: c_ast.Node) -> None:
+            for attr, child in parent.children():
+                if isinstance(child, c_ast.UnaryOp) and child.op in INCREMENTS and isinstance(child.expr, c_ast.ID) \
+                        or isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID) \
+                        or isinstance(child, c_ast.FuncCall):
+                    effects.append((parent, attr, child))
+                elif not (isinstance(child, c_ast.UnaryOp) and child.op == "sizeof"):
+                    find(child)
+
+        find(target)
+        if self.evaluated_once is None:
+            self.evaluated_once = {}
+        held = self.evaluated_once
+        for parent, attr, child in effects:
+            if isinstance(child, c_ast.FuncCall):
+                held[id(child)] = self.expr(child, b, env)
+                continue
+            if not (isinstance(child, c_ast.UnaryOp) and child.op.startswith("p")):
                 self.expr(child, b, env)
-            replace_child(parent, attr, child.expr)
+            replace_child(parent, attr, child.expr if isinstance(child, c_ast.UnaryOp) else child.lvalue)
         try:
             yield
         finally:
-            for parent, attr, child in reversed(steps):
-                replace_child(parent, attr, child)
-        for _, _, child in steps:
-            if child.op.startswith("p"):
+            for parent, attr, child in reversed(effects):
+                if isinstance(child, c_ast.FuncCall):
+                    held.pop(id(child), None)
+                else:
+                    replace_child(parent, attr, child)
+        for _, _, child in effects:
+            if isinstance(child, c_ast.UnaryOp) and child.op.startswith("p"):
                 self.expr(child, b, env)
 
     def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
