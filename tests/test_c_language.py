@@ -201,21 +201,33 @@ void by_call(int n, double *y, const double *x) {
     int i = 0, j = -1;
     for (int k = 0; k < n; k++) { y[next(&i)] *= x[k]; y[next(&i)] += 1.0; y[(j += 3)] -= x[k]; i++; }
 }
+
+void by_comma(int n, double *y, const double *x) {
+    int i = 0, j = 0;
+    for (int k = 0; k < n; k++) { y[(i++, i)] += x[k]; y[k % 2 ? i++ : j++] *= x[k]; }
+}
 """
 
 
-@pytest.mark.parametrize("func", ["by_index", "by_pointer", "by_call"])
+@pytest.mark.parametrize("func", ["by_index", "by_pointer", "by_call", "by_comma"])
 def test_an_increment_in_the_target_of_a_compound_assignment_steps_once(func, tmp_path, capsys):
     """y[i++] += v and *q++ *= v read and write y[i] and step i once: s2sad stepped it for the
     read and again for the write, updating y[i + 1] from y[i] (check: MISMATCH, relative error
     3.8 for the arrays at exit, 1.7 for x's adjoint; a silently wrong gradient). So is a call in
-    the target made once (y[next(&i)]), and an assignment in it (y[j += 3])."""
+    the target made once (y[next(&i)]), an assignment in it (y[j += 3]), a comma and a choice
+    whose parts step (y[(i++, i)], y[c ? i++ : j++])."""
     from s2sad.cli import main
 
     n, x = 3, np.array([0.5, -1.5, 2.0])
     expected = np.arange(12.0)
-    i = 0
+    i = j = 0
     for k in range(n):  # as C runs by_index (and by_pointer, by its pointers)
+        if func == "by_comma":
+            i += 1
+            expected[i] += x[k]
+            at, i, j = (i, i + 1, j) if k % 2 else (j, i, j + 1)
+            expected[at] *= x[k]
+            continue
         if func == "by_index":
             expected[i] += x[k] * x[k]
             expected[i + 1] += 1.0

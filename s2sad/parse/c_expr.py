@@ -980,10 +980,15 @@ class CExprLowering:
         two: a silently wrong primal and gradient). An increment or an assignment of a variable
         inside it (``y[i++]``, ``*q++``, ``y[++i]``, ``y[k += 1]``) is taken out: a prefix one and
         an assignment run first and the target reads the variable after, a postfix one runs after
-        the store and the target reads it before. A call inside it (``y[next(&k)]``) is made
-        once, its value held for both (``evaluated_once``). (A program whose right-hand side reads
+        the store and the target reads it before. A call inside it (``y[next(&k)]``), and a
+        comma or a choice whose parts do any of these (``y[(i++, i)]``, ``y[c ? i++ : j]``), is
+        evaluated once, its value held for both (``evaluated_once``). (A program whose right-hand side reads
         what the target changes is undefined in C: either order is as good.)"""
         effects: list[tuple[c_ast.Node, str, c_ast.Node]] = []
+
+        def effectful(node: c_ast.Node) -> bool:
+            return any(isinstance(n, c_ast.FuncCall) or isinstance(n, c_ast.Assignment)
+                       or isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS for n in walk(node))
 
         def find(parent: c_ast.Node) -> None:
             for attr, child in parent.children():
@@ -991,6 +996,9 @@ class CExprLowering:
                         or isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID) \
                         or isinstance(child, c_ast.FuncCall):
                     effects.append((parent, attr, child))
+                elif isinstance(child, (c_ast.ExprList, c_ast.TernaryOp)) and effectful(child) \
+                        or isinstance(child, c_ast.BinaryOp) and child.op in ("&&", "||") and effectful(child):
+                    effects.append((parent, attr, child))  # (y[(i++, i)], y[c ? i++ : j]: made once, in order)
                 elif not (isinstance(child, c_ast.UnaryOp) and child.op == "sizeof"):
                     find(child)
 
@@ -999,7 +1007,7 @@ class CExprLowering:
             self.evaluated_once = {}
         held = self.evaluated_once
         for parent, attr, child in effects:
-            if isinstance(child, c_ast.FuncCall):
+            if not isinstance(child, (c_ast.UnaryOp, c_ast.Assignment)):  # a call, a comma, a choice
                 held[id(child)] = self.expr(child, b, env)
                 continue
             if not (isinstance(child, c_ast.UnaryOp) and child.op.startswith("p")):
@@ -1009,7 +1017,7 @@ class CExprLowering:
             yield
         finally:
             for parent, attr, child in reversed(effects):
-                if isinstance(child, c_ast.FuncCall):
+                if not isinstance(child, (c_ast.UnaryOp, c_ast.Assignment)):
                     held.pop(id(child), None)
                 else:
                     replace_child(parent, attr, child)
