@@ -111,7 +111,7 @@ def _get(target: str, source: str, kind: str) -> str:
 class ShimParam:
     """What check passes for one IR parameter: its kind (Param.kind), its scalar C type, whether a
     shadow or an adjoint's cell follows it (Param.shadowed, a --wrt number), and whether it is a
-    table of row pointers (passed as a block and its two extents, ``rows_args``)."""
+    table of row pointers (passed as a block and its two extents, ``check._c_args``)."""
 
     kind: str
     ctype: str
