@@ -28,6 +28,7 @@ LAYERS = [
     {"emit_py", "emit_c", "emit_cuda"},
     {"pipeline"},
     {"api"},
+    {"check_shims"},  # check's C shims (structs, tables of rows)
     {"check", "explain"},
     {"cli"},
     {"__main__", "__init__"},
