@@ -39,7 +39,7 @@ def _diagnose(source: str, wrt: list[str], target: str = "py") -> str:
     ('return np.einsum("ij,j->i", x, A)', "np.einsum term 'ij' has 2 letter(s), but operand 1 has rank 1"),
     ('return np.einsum("ij,jk->ik", A)', "name 2 operand(s), but 1 are given"),
     ('return np.einsum("ij->ik", A)', "output 'ik' must be distinct letters of the inputs"),
-    ("return np.sum(np.stack(parts))", "np.stack takes a list or tuple of arrays written in the call"),
+    ("return np.sum(np.stack(k))", "np.stack takes a list or tuple of arrays written in the call"),
     ("return np.sum(np.stack([x, A]))", "np.stack takes arrays of one rank; these have ranks 1, 2"),
     ("return np.sum(np.concatenate([x, x], axis=None))", "np.concatenate with axis=None (flattening) is not"),
     ("return np.sum(np.concatenate([x, x], axis=k))", "axis= must be an integer literal"),
