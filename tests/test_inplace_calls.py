@@ -44,9 +44,13 @@ def test_in_place_calls_are_the_assignments_they_make(func, wrt, params, target)
     check_source(INPLACE, wrt, params, target=target, func=func)
 
 
-def test_a_sort_along_an_axis_and_an_out_whose_value_is_used_stay_refused():
+def test_a_sort_along_an_axis_a_lists_sort_and_an_out_whose_value_is_used_stay_refused():
     source = HEADER + "\n\ndef f(A: \"f64[m, n]\"):\n    B = A * 1.0\n    B.sort(axis=0)\n    return np.sum(B)\n"
     assert "method calls such as 'B.sort(...)' are not supported" in the_refusal(source, ["A"]).message
     source = HEADER + "\n\ndef f(x: \"f64[n]\"):\n    y = np.empty_like(x)\n    z = np.add(x, x, out=y)\n" \
         "    return np.sum(z)\n"
     assert "out= is not supported" in the_refusal(source, ["x"]).message
+    # a Python list's sort() is no NumPy assignment: it keeps its own message
+    source = HEADER + "\n\ndef f(x: \"f64[n]\"):\n    vals = []\n    for i in range(len(x)):\n" \
+        "        vals.append(x[i] * x[i])\n    vals.sort()\n    return vals[0]\n"
+    assert "method calls such as 'vals.sort(...)' are not supported" in the_refusal(source, ["x"]).message
