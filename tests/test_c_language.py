@@ -202,6 +202,11 @@ void by_call(int n, double *y, const double *x) {
     for (int k = 0; k < n; k++) { y[next(&i)] *= x[k]; y[next(&i)] += 1.0; y[(j += 3)] -= x[k]; i++; }
 }
 
+void by_cell(int n, double *y, const double *x) {
+    int cnt[1] = {0};
+    for (int k = 0; k < n; k++) { y[cnt[0]++] += x[k]; y[cnt[0]++] *= x[k]; cnt[0]++; }
+}
+
 void by_comma(int n, double *y, const double *x) {
     int i = 0, j = 0;
     for (int k = 0; k < n; k++) { y[(i++, i)] += x[k]; y[k % 2 ? i++ : j++] *= x[k]; }
@@ -209,13 +214,13 @@ void by_comma(int n, double *y, const double *x) {
 """
 
 
-@pytest.mark.parametrize("func", ["by_index", "by_pointer", "by_call", "by_comma"])
+@pytest.mark.parametrize("func", ["by_index", "by_pointer", "by_call", "by_cell", "by_comma"])
 def test_an_increment_in_the_target_of_a_compound_assignment_steps_once(func, tmp_path, capsys):
     """y[i++] += v and *q++ *= v read and write y[i] and step i once: s2sad stepped it for the
     read and again for the write, updating y[i + 1] from y[i] (check: MISMATCH, relative error
     3.8 for the arrays at exit, 1.7 for x's adjoint; a silently wrong gradient). So is a call in
-    the target made once (y[next(&i)]), an assignment in it (y[j += 3]), a comma and a choice
-    whose parts step (y[(i++, i)], y[c ? i++ : j++])."""
+    the target made once (y[next(&i)]), an assignment in it (y[j += 3]), a step of an element
+    (y[cnt[0]++]), a comma and a choice whose parts step (y[(i++, i)], y[c ? i++ : j++])."""
     from s2sad.cli import main
 
     n, x = 3, np.array([0.5, -1.5, 2.0])
@@ -232,6 +237,9 @@ def test_an_increment_in_the_target_of_a_compound_assignment_steps_once(func, tm
             expected[i] += x[k] * x[k]
             expected[i + 1] += 1.0
             expected[i + 3] -= x[k]
+        elif func == "by_cell":
+            expected[i] += x[k]
+            expected[i + 1] *= x[k]
         elif func == "by_call":
             expected[i] *= x[k]
             expected[i + 1] += 1.0

@@ -980,10 +980,11 @@ class CExprLowering:
         two: a silently wrong primal and gradient). An increment or an assignment of a variable
         inside it (``y[i++]``, ``*q++``, ``y[++i]``, ``y[k += 1]``) is taken out: a prefix one and
         an assignment run first and the target reads the variable after, a postfix one runs after
-        the store and the target reads it before. A call inside it (``y[next(&k)]``), and a
-        comma or a choice whose parts do any of these (``y[(i++, i)]``, ``y[c ? i++ : j]``), is
-        evaluated once, its value held for both (``evaluated_once``). (A program whose right-hand side reads
-        what the target changes is undefined in C: either order is as good.)"""
+        the store and the target reads it before. Any other step or assignment (``y[cnt[0]++]``),
+        a call (``y[next(&k)]``), and a comma or a choice whose parts do any of these
+        (``y[(i++, i)]``, ``y[c ? i++ : j]``) is evaluated once, its value held for both
+        (``evaluated_once``). (A program whose right-hand side reads what the target changes is
+        undefined in C: either order is as good.)"""
         effects: list[tuple[c_ast.Node, str, c_ast.Node]] = []
 
         def effectful(node: c_ast.Node) -> bool:
@@ -992,22 +993,27 @@ class CExprLowering:
 
         def find(parent: c_ast.Node) -> None:
             for attr, child in parent.children():
-                if isinstance(child, c_ast.UnaryOp) and child.op in INCREMENTS and isinstance(child.expr, c_ast.ID) \
-                        or isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID) \
-                        or isinstance(child, c_ast.FuncCall):
-                    effects.append((parent, attr, child))
-                elif isinstance(child, (c_ast.ExprList, c_ast.TernaryOp)) and effectful(child) \
+                stepped = isinstance(child, c_ast.UnaryOp) and child.op in INCREMENTS
+                if stepped and isinstance(child.expr, c_ast.ID) \
+                        or isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID):
+                    effects.append((parent, attr, child))  # a variable's: taken out, the variable read
+                elif stepped or isinstance(child, (c_ast.Assignment, c_ast.FuncCall)) \
+                        or isinstance(child, (c_ast.ExprList, c_ast.TernaryOp)) and effectful(child) \
                         or isinstance(child, c_ast.BinaryOp) and child.op in ("&&", "||") and effectful(child):
-                    effects.append((parent, attr, child))  # (y[(i++, i)], y[c ? i++ : j]: made once, in order)
+                    effects.append((parent, attr, child))  # (y[cnt[0]++], y[(i++, i)], y[c ? i++ : j]: made once)
                 elif not (isinstance(child, c_ast.UnaryOp) and child.op == "sizeof"):
                     find(child)
+
+        def taken_out(child: c_ast.Node) -> bool:  # (else evaluated once, its value held)
+            return isinstance(child, c_ast.UnaryOp) and isinstance(child.expr, c_ast.ID) \
+                or isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID)
 
         find(target)
         if self.evaluated_once is None:
             self.evaluated_once = {}
         held = self.evaluated_once
         for parent, attr, child in effects:
-            if not isinstance(child, (c_ast.UnaryOp, c_ast.Assignment)):  # a call, a comma, a choice
+            if not taken_out(child):
                 held[id(child)] = self.expr(child, b, env)
                 continue
             if not (isinstance(child, c_ast.UnaryOp) and child.op.startswith("p")):
@@ -1017,12 +1023,12 @@ class CExprLowering:
             yield
         finally:
             for parent, attr, child in reversed(effects):
-                if not isinstance(child, (c_ast.UnaryOp, c_ast.Assignment)):
-                    held.pop(id(child), None)
-                else:
+                if taken_out(child):
                     replace_child(parent, attr, child)
+                else:
+                    held.pop(id(child), None)
         for _, _, child in effects:
-            if isinstance(child, c_ast.UnaryOp) and child.op.startswith("p"):
+            if taken_out(child) and isinstance(child, c_ast.UnaryOp) and child.op.startswith("p"):
                 self.expr(child, b, env)
 
     def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
