@@ -669,10 +669,7 @@ class _Gradient:
         # is linked (C) or imported (Python) beside the derivatives files, as the user's build would.
         # So is the input whose file-scope arrays the gradient declares extern (parse.c_global_arrays).
         beside = [source_path] if options.derivatives or "\nextern " in text else []
-        folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
-        _KEEP.append(folder)
-        path = os.path.join(folder.name, f"grad_{name}.{'c' if target == 'c' else 'py'}")
-        Path(path).write_text(text, encoding="utf-8")
+        path = _temporary(f"grad_{name}.{'c' if target == 'c' else 'py'}", text)
         if target == "c":
             what = "the generated gradient"
             called, entry = path, grad_name(name)

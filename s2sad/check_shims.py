@@ -155,11 +155,9 @@ def primal_shim(source: str, name: str, groups: list[Group], params: list[ShimPa
             args.append(names[group.index][0])
             continue
         local = f"s2sad_s{g}"
-        body += [f"{group.struct_type} {local};", f"__builtin_memset(&{local}, 0, sizeof {local});"]
-        for leaf in group.leaves:
-            body.append(_set(local + leaf.access, names[leaf.index][0], leaf.kind))
-            if leaf.kind != "value":
-                after.append(_get(local + leaf.access, names[leaf.index][0], leaf.kind))
+        body += _built(group, local, names)
+        after += [_get(local + leaf.access, names[leaf.index][0], leaf.kind) for leaf in group.leaves
+                  if leaf.kind != "value"]
         args.append(("&" if group.by_address else "") + local)
     returns = result not in (None, "void")
     call = f"{name}({', '.join(args)})"
@@ -184,20 +182,19 @@ def gradient_shim(gradient: str, text: str, grad: str, groups: list[Group], para
             args += [value] + ([other] if other else [])
             continue
         local, shadow = f"s2sad_s{g}", f"s2sad_ds{g}"
-        body += [f"{group.struct_type} {local}, {shadow};", f"__builtin_memset(&{local}, 0, sizeof {local});"]
-        for leaf in group.leaves:
-            body.append(_set(local + leaf.access, names[leaf.index][0], leaf.kind))
+        body += _built(group, local, names)
         # the shadow: the struct's own integers and pointers where nothing shadows them, zeros
         # where an adjoint is added, the shadows check passes for the rest
-        body.append(f"{shadow} = {local};")
+        body.append(f"{group.struct_type} {shadow} = {local};")
         shadowed = False
         for leaf in group.leaves:
             value, other = names[leaf.index]
             member = shadow + leaf.access
             if other:
                 shadowed = True
-                body.append(_set(member, other, "cell" if leaf.kind == "value" else leaf.kind))
-                after.append(_get(member, other, "cell" if leaf.kind == "value" else leaf.kind))
+                through = "cell" if leaf.kind == "value" else leaf.kind  # (a number's adjoint: through its cell)
+                body.append(_set(member, other, through))
+                after.append(_get(member, other, through))
             elif leaf.kind != "memory" and params[leaf.index].ctype in ("double", "float"):
                 body.append(f"{member} = 0;")  # (a number's adjoint, which this check does not ask)
             if leaf.kind != "value":
@@ -211,6 +208,12 @@ def gradient_shim(gradient: str, text: str, grad: str, groups: list[Group], para
         raise ShimRefused(f"the gradient's parameters ({', '.join(declared)}) are not those check passes")
     body += [f"{grad}({', '.join(args)});", *after]
     return _file(gradient, f"void s2sad_check_{grad}", decls, body)
+
+
+def _built(group: Group, local: str, names: dict[int, tuple[str, str]]) -> list[str]:
+    """C that declares the struct ``local`` of ``group`` and sets each member from its leaf."""
+    return [f"{group.struct_type} {local};", f"__builtin_memset(&{local}, 0, sizeof {local});",
+            *(_set(local + leaf.access, names[leaf.index][0], leaf.kind) for leaf in group.leaves)]
 
 
 def _declared_names(text: str, grad: str) -> list[str]:

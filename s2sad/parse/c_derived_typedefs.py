@@ -49,30 +49,30 @@ def _data_pointer(node: c_ast.Node) -> bool:
     return isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType)
 
 
-def _expand(top: c_ast.Node, arrays: dict[str, c_ast.Node]) -> None:
-    if not arrays:
+def _expand(top: c_ast.Node, derived: dict[str, c_ast.Node]) -> None:
+    if not derived:
         return
     for node in walk(top):  # (a node's children are listed after the walk yields it: its new type is walked)
         inner = getattr(node, "type", None)
-        name = _named_array(inner, arrays)
+        name = _named_derived(inner, derived)
         if name is not None:
-            node.type = _array_declarator(inner, arrays[name])
+            node.type = _declarator(inner, derived[name])
 
 
-def _named_array(node: object, arrays: dict[str, c_ast.Node]) -> str | None:
+def _named_derived(node: object, derived: dict[str, c_ast.Node]) -> str | None:
     """The array or pointer typedef ``node`` (a ``TypeDecl``) names, if it names one."""
     if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
         names = node.type.names
-        if len(names) == 1 and names[0] in arrays:
+        if len(names) == 1 and names[0] in derived:
             return names[0]
     return None
 
 
-def _array_declarator(use: c_ast.TypeDecl, array: c_ast.Node) -> c_ast.Node:
+def _declarator(use: c_ast.TypeDecl, typedef: c_ast.Node) -> c_ast.Node:
     """The typedef's declarator for the name ``use`` declares, with ``use``'s qualifiers (``const
     mat2 A``: the numbers are const; ``const Vector x``: the pointer is) and its place in the
     source."""
-    made = copy.deepcopy(array)
+    made = copy.deepcopy(typedef)
     for node in walk(made):
         node.coord = use.coord
     leaf = innermost_type_decl(made)

@@ -162,9 +162,9 @@ def matmul(lw: "ExprLowerer", x: Value, y: Value, b: Builder, node: cst.CSTNode)
             guessed = _guessed_numbers(lw, v)
             if guessed:  # (r = model(theta, t) - y; r @ r: either of t and y may be the array)
                 said = ", ".join(f"'{name}'" for name in guessed)
+                taken = "a number as nothing shows its" if len(guessed) == 1 else "numbers as nothing shows their"
                 raise lw.fail(node, f"the {side} operand of a matrix product is not evidently an array: it is "
-                              f"computed from {said}, taken for {'a number' if len(guessed) == 1 else 'numbers'} "
-                              "as nothing shows {} rank".format("its" if len(guessed) == 1 else "their"),
+                              f"computed from {said}, taken for {taken} rank",
                               hint="annotate the array among them: " + " or ".join(f'{name}: "f64[n]"'
                                                                                    for name in guessed))
             raise lw.fail(node, f"the {side} operand of a matrix product is not an array",

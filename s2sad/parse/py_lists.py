@@ -275,15 +275,19 @@ def literal(lw: "ExprLowerer", node: cst.List, t: ArrayType, capacity: Optional[
         if t.rank == 1:
             b.create("store", [buf, build.const(b, k, I64), lw.coerce(v, t.elem, b, item, "an item of this list")], [])
             continue
-        row = build.const(b, k, I64)
-
-        def put(bb: Builder, index: list[Value], v: Value = v, item: cst.BaseExpression = item,
-                row: Value = row) -> None:
-            x = lw.coerce(bb.op1("load", [v, *index], v.type.elem), t.elem, bb, item,  # type: ignore[attr-defined]
-                          "an item of this list")
-            bb.create("store", [buf, row, *index, x], [])
-        py_arrays.each_element(b, v, put)  # the array is copied in
+        _copy_in(lw, buf, build.const(b, k, I64), v, item, "an item of this list", b)
     return buf, n
+
+
+def _copy_in(lw: "ExprLowerer", buf: Value, row: Value, value: Value, item: cst.BaseExpression, what: str,
+             b: Builder) -> None:
+    """The array ``value`` copied into row ``row`` of a list of arrays' buffer, element by element."""
+    elem = buf.type.elem  # type: ignore[attr-defined]
+
+    def put(bb: Builder, index: list[Value]) -> None:
+        x = lw.coerce(bb.op1("load", [value, *index], value.type.elem), elem, bb, item, what)  # type: ignore
+        bb.create("store", [buf, row, *index, x], [])
+    py_arrays.each_element(b, value, put)
 
 
 def nested(lw: "ExprLowerer", node: cst.List, t: ArrayType, b: Builder, env: Env) -> tuple[Value, Value]:
@@ -511,18 +515,13 @@ def append(lw: "ExprLowerer", call: cst.Call, t: ArrayType, b: Builder, env: Env
     else:
         if not isinstance(v.type, ArrayType) or v.type.rank != t.rank - 1:
             raise lw.fail(item, f"the items of '{name}' are {t.rank - 1}-D arrays, and this is not one")
-        value, elem = v, v.type.elem
         lw.at(b, call)
         if name in lw.checked_lists:  # its items' shape taken from an array rebound since
             for k in range(t.rank - 1):
-                lw.check_extent(value, k, b.op1("dim", [buf], I64, axis=k + 1), item,
+                lw.check_extent(v, k, b.op1("dim", [buf], I64, axis=k + 1), item,
                                 f"the gradient holds the items of the list '{name}' in one array, of the shape "
                                 "its first items have, and this one has another", b)
-
-        def put(bb: Builder, index: list[Value]) -> None:
-            x = lw.coerce(bb.op1("load", [value, *index], elem), t.elem, bb, item, f"an item of '{name}'")
-            bb.create("store", [buf, n, *index, x], [])
-        py_arrays.each_element(b, value, put)  # the array is copied in
+        _copy_in(lw, buf, n, v, item, f"an item of '{name}'", b)  # the array is copied in
     env[length_key(name)] = build.add(lw.at(b, call), n, build.const(b, 1, I64))
 
 

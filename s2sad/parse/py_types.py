@@ -372,10 +372,9 @@ def roll_pad_rank(op: str, node: cst.Call) -> int:
 PART_TYPES: dict[str, Type] = {"detsign": F64, "logdet": F64, "eigvalsh": ArrayType(F64, 1),
                                "eigvecsh": ArrayType(F64, 2)}
 
-# The stacking functions that take a list comprehension of arrays (``py_linalg.stacked``).
-STACKS_OF_COMPREHENSIONS = ("stack", "vstack", "hstack", "column_stack")
-# ... and a name of a list or of an array, whose items (rows) they stack as NumPy iterates it.
-STACKS_OF_ITEMS = (*STACKS_OF_COMPREHENSIONS, "concatenate")
+# The stacking functions that take the items of a list comprehension, of a list's name or of an
+# array (its rows, as NumPy iterates it) as well as a list written in the call (``py_linalg.stacked``).
+STACKS_OF_ITEMS = ("stack", "vstack", "hstack", "column_stack", "concatenate")
 
 
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
@@ -390,7 +389,7 @@ def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[
             if terms else []
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
-        if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:  # np.vstack([x ** k for k in ...])
+        if isinstance(seq, cst.ListComp) and op in STACKS_OF_ITEMS:  # np.vstack([x ** k for k in ...])
             return [(seq.elt, 1)]
         return [(e.value, 1) for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else []
     if op == "interp":  # np.interp(x, xp, fp): the points may be a number
