@@ -973,6 +973,8 @@ def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], tar
     for p in params:
         single = p.dtype == np.float32
         rtol, atol = (max(settings.rtol, 1e-2), max(settings.atol, 1e-3)) if single else (settings.rtol, settings.atol)
+        if p.shadowed and np.dtype(p.dtype).kind in "iub":
+            continue  # (an integer array the function writes has a shadow, but no derivative to compare)
         if p.shadowed:
             expected = np.zeros(np.shape(inputs[p.name]))
             for index in np.ndindex(*expected.shape):

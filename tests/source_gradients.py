@@ -41,14 +41,25 @@ def load(text: str, name: str) -> dict:
     return namespace
 
 
+# Numba output's namespaces by their text: a gradient whose text another test (a case that differs
+# only in its arguments' values) already loaded reuses what Numba compiled for it, which takes long.
+_NUMBA_LOADED: dict[str, dict] = {}
+
+
+def _loaded_gradient(text: str, func: str, target: str):
+    if target != "numba":
+        return load(text, f"<grad {func}>")[f"grad_{func}"]
+    if text not in _NUMBA_LOADED:
+        _NUMBA_LOADED[text] = load(text, f"<grad {func}>")
+    return _NUMBA_LOADED[text][f"grad_{func}"].py_func
+
+
 def check_source(source: str, wrt: list[str], params: list[ParamSpec], target: str = "py", level: int = 2,
                  func: str = "f", seeds: int = 2) -> str:
     """Check ``grad_<func>`` of ``source`` (Numba output run as Python: compiling each takes long);
     returns the gradient's text."""
     text = pipeline.gradient_source(source, "prog.py", func, wrt, target, pipeline.Options(level=level))
-    gradient = load(text, f"<grad {func}>")[f"grad_{func}"]
-    if target == "numba":
-        gradient = gradient.py_func
+    gradient = _loaded_gradient(text, func, target)
     primal = load(source, f"<{func}>")[func]
     written = written_arrays(parse_source(source, "prog.py", func), func)
     for seed in range(seeds):

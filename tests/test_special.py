@@ -161,7 +161,22 @@ _ARRAY_HELPERS = {
     "pad_sources": (3, 2, 5, "reflect"),
     "pad": (np.arange(12.0).reshape(3, 4), ((1, 4), (2, 0)), "symmetric"),
     "unpad": (np.arange(40.0).reshape(5, 8), ((1, 1), (2, 3)), "wrap"),
+    # two arrays of 3 axes combined, as Numba output computes them (each stretched along an axis)
+    "elementwise": (np.arange(6.0).reshape(2, 1, 3), "*", np.arange(1.0, 5.0).reshape(1, 4, 1)),
 }
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**"])
+def test_elementwise_is_numpys_operation_of_the_arrays_broadcast(op):
+    """special.elementwise, Numba output's spelling of an operation of two arrays of many axes, is
+    NumPy's: the shapes broadcast (axes stretched on both sides, a missing leading one) and each
+    entry the operator's."""
+    a = np.linspace(0.5, 3.0, 12).reshape(3, 1, 4)
+    b = np.linspace(1.25, 2.0, 10).reshape(2, 1, 5, 1)
+    got = special.elementwise(a, op, b)
+    want = eval(f"a {op} b")
+    assert got.shape == want.shape == (2, 3, 5, 4)
+    assert np.array_equal(got, want)
 
 
 def test_interp_helpers_are_the_derivatives_of_np_interp():

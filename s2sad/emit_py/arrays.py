@@ -171,6 +171,12 @@ def _dims(x: Expr, k: int) -> Expr:
     return Subscript(Attribute(x, "shape"), (Lit(str(k)),))
 
 
+def _of_arrays_with_many_axes(op: Op) -> bool:
+    """Whether ``op`` combines two arrays into one of 3 axes or more, which Numba output computes
+    flattened (``special.elementwise`` says why)."""
+    return op.result.type.rank >= 3 and all(v.type.is_array for v in op.operands)  # type: ignore[attr-defined]
+
+
 def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool = False,
                helper: Optional[Callable[[str, list[Expr]], Expr]] = None,
                ufunc: Optional[Callable[[str, Expr], Expr]] = None, generic: bool = False) -> Expr:
@@ -201,6 +207,9 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     if n == "pow" and square(a[0], a[1]) is not None:
         return ArrayBinOp("*", a[0], a[0])  # x * x, as for numbers (emit.expr.square)
     if n in _BINARY:
+        if numba and not generic and _of_arrays_with_many_axes(op):
+            assert helper is not None
+            return helper("elementwise", [a[0], Lit(f'"{_BINARY[n]}"'), a[1]])
         return ArrayBinOp(_BINARY[n], a[0], a[1])
     if n in ("maximum", "minimum"):
         return call(f"np.{n}", a[0], a[1])
