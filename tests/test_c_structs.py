@@ -619,3 +619,100 @@ def test_a_size_member_nothing_writes_is_a_value_behind_a_pointer_to_non_const(t
     clamped = UNWRITTEN_SIZE + "void clamp(State *s) { if (s->n > 8) s->n = 8; }\n"
     with pytest.raises(DiagnosticError, match="cannot tell the size of array"):
         pipeline.gradient_source(clamped, "t.c", "pendulums", ["s", "k"], "c")
+
+
+# Pointers to a struct inside another (an element of an array member): `Layer *L = &net->layers[l]`
+# read and written through, and `&net->layers[l]` passed to a helper that takes a Layer *. Both
+# were refused ("the address of a struct member that is a struct ... is not supported"); Layer
+# mixes an int with its numbers, so C's layout is not the run of numbers s2sad holds.
+NET_TYPES = """#include <math.h>
+typedef struct { int id; double w[3]; double b; double out; } Layer;
+typedef struct { int depth; Layer layers[4]; double scale; } Net;
+"""
+
+NET_THROUGH_POINTER = NET_TYPES + """
+double forward(Net *net, double x) {
+    double h = x;
+    for (int l = 0; l < net->depth; l++) {
+        Layer *L = &net->layers[l];
+        h = tanh(L->w[0] * h + L->w[1] * h * h + (*L).w[2] + L->b);
+        L->out = h * net->scale;
+    }
+    const Layer *last = &net->layers[net->depth - 1];
+    return last->out + net->layers[0].out * h;
+}
+"""
+
+NET_THROUGH_HELPER = NET_TYPES + """
+static double layer(Layer *L, double h, double scale) {
+    double z = tanh(L->w[0] * h + L->w[1] * h * h + L->w[2] + L->b);
+    L->out = z * scale;
+    return z;
+}
+
+double forward(Net *net, double x) {
+    double h = x;
+    for (int l = 0; l < net->depth - 1; l++) {
+        h = layer(&net->layers[l], h, net->scale);
+    }
+    Layer *last = &net->layers[net->depth - 1];
+    Layer *top = last;
+    h = layer(top, h, net->scale);
+    return last->out + net->layers[0].out * h;
+}
+"""
+
+NET_DRIVER = NET_TYPES + r"""#include <stdio.h>
+#include <string.h>
+double forward(Net *net, double x);
+void grad_forward(Net *net, Net *d_net, double x, double *d_x, double d_return);
+static double *entry(Net *n, int k) {  /* the k-th number of the net: 5 per layer, then scale */
+    Layer *L = &n->layers[k / 5];
+    return k == 20 ? &n->scale : k % 5 < 3 ? &L->w[k % 5] : k % 5 == 3 ? &L->b : &L->out;
+}
+int main(void) {
+    Net net0, net, d_net;
+    memset(&net0, 0, sizeof net0);
+    net0.depth = 4;
+    for (int l = 0; l < 4; l++) net0.layers[l].id = 7 * l;
+    for (int k = 0; k < 21; k++) *entry(&net0, k) = 0.3 * sin(1.7 * k + 0.4);
+    double x = 0.6, d_x = 0.0, h = 1e-6, worst = 0.0;
+    net = net0;
+    memset(&d_net, 0, sizeof d_net);
+    grad_forward(&net, &d_net, x, &d_x, 1.0);
+    for (int k = 0; k < 21; k++) {
+        Net p = net0, m = net0;
+        *entry(&p, k) += h; *entry(&m, k) -= h;
+        worst = fmax(worst, fabs(*entry(&d_net, k) - (forward(&p, x) - forward(&m, x)) / (2 * h)));
+    }
+    Net p = net0, m = net0, q = net0;
+    worst = fmax(worst, fabs(d_x - (forward(&p, x + h) - forward(&m, x - h)) / (2 * h)));
+    forward(&q, x);  /* the gradient leaves the net as the primal does */
+    for (int k = 0; k < 21; k++) worst = fmax(worst, fabs(*entry(&net, k) - *entry(&q, k)));
+    for (int l = 0; l < 4; l++) worst = fmax(worst, fabs((double)(net.layers[l].id - 7 * l)));
+    printf("%.3e\n", worst);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+@pytest.mark.parametrize("source", [NET_THROUGH_POINTER, NET_THROUGH_HELPER], ids=["pointer", "helper"])
+def test_a_pointer_to_a_struct_inside_another_reads_and_writes_its_members(tmp_path, source):
+    text = pipeline.gradient_source(source, "t.c", "forward", ["net", "x"], "c")
+    assert "->layers[l].w[0]" in text or "Layer *L = &net->layers[l];" in text, text
+    compile_c(text)  # -Wall -Wextra -Werror: the pointers are Layer *, as in the source
+    assert _driver_error(tmp_path, source, text, NET_DRIVER) < 1e-6
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("double f(Net *net) { const Layer *L = &net->layers[1]; if (L != 0) return L->b; return 0.0; }\n", "L != 0"),
+    ("double f(Net *net) { Layer *L = &net->layers[1]; L++; return L->b; }\n", "L++"),
+])
+def test_a_pointer_to_a_struct_inside_another_used_as_a_value_is_located(body, needle):
+    source = NET_TYPES + body
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "t.c", "f", ["net"], "c")
+    (d,) = info.value.diagnostics
+    assert "'L' points at the struct net->layers[1]" in d.message and d.hint
+    assert d.loc.line == source.split("\n").index(next(s for s in source.split("\n") if needle in s)) + 1

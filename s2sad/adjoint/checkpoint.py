@@ -557,4 +557,4 @@ def _rebased(b: Builder, v: Value, remap: dict[Value, Value], fwd: dict[Value, V
     op = v.defining_op
     assert op is not None and op.name == "view", "a state array is a root or a view of one"
     base = _rebased(b, op.operands[0], remap, fwd)
-    return b.op1("view", [base, fwd[op.operands[1]]], v.type, v.name_hint)
+    return b.op1("view", [base, fwd[op.operands[1]]], v.type, v.name_hint, **op.attrs)

@@ -200,11 +200,12 @@ class ForwardSweep:
 
 
 def _offsets_into(arr: Value) -> tuple[Value, list[Value]]:
-    """``arr`` as views of one array, outermost first (``u + 1``: u, [1]); a row, a member or
-    anything but a view of the same rank ends the walk (there, ``arr`` is its own root)."""
+    """``arr`` as views of one array, outermost first (``u + 1``: u, [1]); a row, a member, a view
+    that says what it points at (the structs inside a member) or anything but a view of the same
+    rank ends the walk (there, ``arr`` is its own root)."""
     offsets: list[Value] = []
     op = arr.defining_op
-    while op is not None and op.name == "view" and op.result.type == op.operands[0].type:
+    while op is not None and op.name == "view" and op.result.type == op.operands[0].type and not op.attrs:
         offsets.insert(0, op.operands[1])
         arr = op.operands[0]
         op = arr.defining_op

@@ -414,7 +414,7 @@ class GradientTransform:
         if v not in m.shadow_views:
             base = self._shadow_of(m, view.operands[0])
             offset = self.values.avail(m, view.operands[1])
-            m.shadow_views[v] = m.prologue.op1("view", [base, offset], v.type, self._adjoint_hint(v))
+            m.shadow_views[v] = m.prologue.op1("view", [base, offset], v.type, self._adjoint_hint(v), **view.attrs)
         return m.shadow_views[v]
 
     def _reverse_ops(self, rev: RevBlock, ops: list[Op]) -> None:

@@ -24,7 +24,7 @@ from ..ssa.attrs import shadows_of, struct_array
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
-from ..ssa.ops import made_extent, points_into_member, view_base
+from ..ssa.ops import made_extent, points_into_member, struct_in_member, view_base
 from ..ssa.types import ArrayType
 from .aggregates import StructParam, cell_of, each_of
 from .cexpr import CPrinter, C_TYPES, Cast, Member, address_of, ctype
@@ -60,6 +60,9 @@ class CArrayAccess:
         base = view_base(v)
         if base is not v and base.owner is self.fn.body and self.declared:
             declared = _unrestricted(self.declared[self.fn.params.index(base)])  # a second pointer to x
+            inside = struct_in_member(v)
+            if inside is not None:  # &net->layers[l] of a const Net *net: a const Layer *
+                return f"{'const ' if declared.lstrip().startswith('const ') else ''}{inside} *"
             if points_into_member(v):  # &cam->r[0] of a const Camera *cam: a const double *
                 const = "const " if declared.lstrip().startswith("const ") else ""
                 return f"{const}{ctype(v.type.elem)} *"  # type: ignore[attr-defined]

@@ -489,7 +489,10 @@ class CExprLowering:
             key = self.lookup(node.name)  # sa of a struct held in memory: sa.x is (&sa)->x
             return self.whole(self.struct_address(key, env), b)  # type: ignore[arg-type]
         if isinstance(node, c_ast.StructRef):
-            if node.type == "->":
+            held = self.member_place(node.name) if node.type == "->" else None
+            if held is not None:  # L->w of Layer *L = &net->layers[l]
+                whole = held
+            elif node.type == "->":
                 p = self.struct_aim(node.name, b, env)
                 if p.layout is None:
                     raise self.fail(node, "'->' needs a pointer to a struct")
@@ -498,6 +501,9 @@ class CExprLowering:
                 whole = self.place(node.name, b, env)
             return self.member(whole, node.field.name, node)
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            held = self.member_place(node.expr)
+            if held is not None:  # (*L).w
+                return held
             p = self.struct_aim(node.expr, b, env)
             if p.layout is None:
                 raise self.fail(node, "'.' needs a struct")
@@ -514,6 +520,43 @@ class CExprLowering:
             raise self.fail(node, "the member of a struct a call returns is read from a variable",
                             f"assign the struct to a variable first: t = {node_text(node)};, then read t's member")
         raise self.fail(node, "'.' needs a struct")
+
+    def pointer_into_member(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
+        """``const Layer *L = &net->layers[l];``: a pointer to a struct that is a member of another
+        (or an element of an array member). Its members are that struct's: ``L->w[k]`` is
+        ``net->layers[l].w[k]``, the place taken where L is declared (with l's value then, as C's
+        pointer holds the address). Used otherwise (passed on, moved, compared), L is refused where
+        it is used. False where ``d`` is no such pointer."""
+        source = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        pl = self.struct_in_member(source, b, env) if source is not None else None
+        if pl is None or t.layout is None or pl.sub != t.layout:
+            return False
+        held = self.lookup(source.name) if isinstance(source, c_ast.ID) else None
+        member = self.member_places[held][1] if held is not None else node_text(source.expr)  # (M = L: L's)
+        key = self.declare(d.name, t, d)
+        self.member_places[key] = (pl, member)
+        env[key] = Poison(f"'{d.name}' points at the struct {member}, whose members are read and written through "
+                          f"it ({d.name}->...); it is not supported as a pointer value",
+                          f"use {member} itself here, or pass what it is a member of and its index")
+        return True
+
+    def struct_in_member(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Place]:
+        """The struct a pointer ``node`` points at where it is a member of another, or an element
+        of an array member: ``&net->layers[l]``, or a ``pointer_into_member`` (None for any other
+        pointer: ``&bodies[i]``, a struct of the run itself, is an ordinary pointer to structs)."""
+        held = self.member_place(node)
+        if held is not None:
+            return held
+        inner = node.expr if isinstance(node, c_ast.UnaryOp) and node.op == "&" else None
+        if not isinstance(inner, (c_ast.StructRef, c_ast.ArrayRef)) or not self.is_struct_access(inner, env):
+            return None
+        pl = self.place(node.expr, b, env)
+        return pl if pl.path and pl.sub is not None and not pl.dims else None
+
+    def member_place(self, node: c_ast.Node) -> Optional[Place]:
+        """The struct ``node`` points at where it is a ``pointer_into_member``."""
+        key = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
+        return self.member_places[key][0] if key in self.member_places else None
 
     def struct_aim(self, node: c_ast.Node, b: Builder, env: Env) -> Ptr:
         """The pointer to structs ``node`` gives: into one array, or one that moves between arrays of

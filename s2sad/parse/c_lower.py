@@ -55,7 +55,7 @@ from ..ssa.types import BOOL, F32, F64, I32, I64, Type
 from . import c_builtins
 from .c_row_allocs import RowAllocation, row_allocations
 from .c_set_first import set_before_read
-from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, changed_target, constant_step,
+from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Place, Ptr, arith_type, changed_target, constant_step,
                      library_name, math_intrinsic, node_text, span, split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import Prototype, read_prototype
@@ -260,6 +260,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.read_only_leaves: dict[str, str] = {}
         self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
         self.address_of: dict[str, str] = {}  # Params *q = &p of a local struct: q's key -> p's (c_records)
+        # Layer *L = &net->layers[l]: L's key -> that place and its spelling (c_expr.pointer_into_member)
+        self.member_places: dict[str, tuple[Place, str]] = {}
         nodes = list(walk(fn.body))  # what the three below read, walked once for them
         self.addressed = addressed_names(nodes)  # variables whose address is taken: cells (c_pointers)
         # Structs whose address sets a pointer assigned again: one struct in memory each (c_pointers)
@@ -817,6 +819,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if t.kind == "pointer" and t.layout is not None and d.init is not None \
                 and self.pointer_to_one_struct(d, t, b, env):
             return  # Params *q = &p: q->k is p.k; Sys *t = s of a pointer to one struct (c_records)
+        if t.kind == "pointer" and t.layout is not None and d.init is not None \
+                and self.pointer_into_member(d, t, b, env):
+            return  # Layer *L = &net->layers[l]: L->w is net->layers[l].w (c_expr)
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -1544,6 +1549,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                         copied.append((a, self.place(a, b, env).base))
                 if cell is not None:  # &w.gamma: a copy in a cell of its own
                     values.append(cell)
+                    continue
+                held = self.struct_in_member(a, b, env)
+                if held is not None and t.layout is not None and held.sub == t.layout:
+                    # layer(&net->layers[l]), layer(L) of Layer *L = &net->layers[l]: the structs from
+                    # that one on, a view that says of which type (its offset counts numbers of another)
+                    at = self.at(b, a)
+                    values.append(at.op1("view", [held.base, self.field_index(held, at)], held.base.type, "",
+                                         struct=t.layout.name))
                     continue
                 p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .ir import Function, Op, SourceLoc, Value
-from .ops import points_into_member, storage_of
+from .ops import points_into_member, storage_of, struct_in_member
 
 # What the front ends record of a function's source for the emitters, which its gradient keeps:
 # annotated shapes; C input's declaration (parameter and result types, struct parameters),
@@ -290,6 +290,9 @@ def struct_array(fn: Function, v: Value, declared: Optional[list[str]] = None) -
     ``alloc`` it is says, or the parameter it is, by its declaration), None for numbers
     (``&b->vel[0]`` points at numbers inside the structs). ``declared``: how each of ``fn``'s
     parameters is spelled (default its ``c_params``; a gradient's emitter knows its own)."""
+    inside = struct_in_member(v)
+    if inside is not None:
+        return inside
     if points_into_member(v):
         return None
     base = storage_of(v)

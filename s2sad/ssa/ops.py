@@ -221,10 +221,23 @@ def storage_of(arr: Value) -> Value:
         op = arr.defining_op
     return arr
 
+def struct_in_member(v: Value) -> Optional[str]:
+    """The struct type a view of ``v``'s says it points at, inside a member of other structs
+    (``layer(&net->layers[l])``: Layer), through views and copies of it; None where there is none."""
+    op = v.defining_op
+    while op is not None and op.name in ("view", "copy"):
+        if op.name == "view" and op.attrs.get("struct"):
+            return op.attrs["struct"]
+        op = op.operands[0].defining_op
+    return None
+
+
 def points_into_member(v: Value) -> bool:
     """Whether the array ``v`` is (a view of) a view into a struct member."""
     op = v.defining_op
     while op is not None and op.name in ("view", "copy"):
+        if op.name == "view" and op.attrs.get("struct"):
+            return False  # (&net->layers[l] passed on: structs inside a member, struct_in_member)
         if op.name == "view" and member_field(op.operands[1]) is not None:
             return True
         op = op.operands[0].defining_op
