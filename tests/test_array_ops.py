@@ -332,15 +332,16 @@ def test_slice_and_take_round_trip_verify_and_run():
     np.testing.assert_allclose(dp, [p[0], p[1], 3 * p[2]])  # repeated indices add up
 
 
-def test_writing_into_a_view_is_rejected():
+def test_writing_into_a_view_it_cannot_follow_is_rejected():
     # e = np.exp(x); e[0] = 1.0 writes into a copy (golden/array_copy_then_write); a slice is a
-    # NumPy view, which a write would change the viewed array through.
+    # NumPy view, which a write would change the viewed array through: a tail (x[1:]) is the
+    # IR's view of x (tests/test_row_views.py), a part with an end is none.
     text = _diagnose("""
         import numpy as np
 
 
         def f(x: "f64[n]"):
-            e = x[1:]
+            e = x[1:4]
             e[0] = 1.0
             return np.sum(e)
     """)
@@ -349,8 +350,8 @@ def test_writing_into_a_view_is_rejected():
 
 # A loop that writes into a view in place (v += x, r *= 2.0) once copied the view into an array of
 # its own at the loop's entry, so the viewed array never changed: a silently wrong gradient (grad
-# of 'pass'). Now the same located error as outside a loop; a row (v = u[1]) is a view of u's
-# memory, which the writes reach (tests/test_row_views.py).
+# of 'pass'). A row (v = u[1]) and a vector's tail (v = u[1:]) are views of u's memory, which the
+# writes reach (tests/test_row_views.py); other views are the same located error as outside a loop.
 VIEW_WRITTEN_IN_A_LOOP = {
     "for": "    v = u[1:]\n    for _ in range(2):\n        v += x\n",
     "while": "    v = u[1:]\n    i = 0\n    while i < 2:\n        v *= x\n        i += 1\n",
@@ -358,18 +359,23 @@ VIEW_WRITTEN_IN_A_LOOP = {
 }
 
 
-def test_a_row_written_in_place_in_a_loop_writes_the_array():
-    source = ("import numpy as np\n\n\ndef f(x: float):\n    u = np.ones((3, 3))\n    v = u[1]\n"
+@pytest.mark.parametrize("view", ["u[1]", "u[1, 1:]"])
+def test_a_row_written_in_place_in_a_loop_writes_the_array(view):
+    source = ("import numpy as np\n\n\ndef f(x: float):\n    u = np.ones((3, 3))\n    v = " + view + "\n"
               "    for _ in range(2):\n        v -= x\n    return np.sum(u * u)\n")
     check_source(source, ["x"], [num("x")])
 
 
-@pytest.mark.parametrize("case", list(VIEW_WRITTEN_IN_A_LOOP))
-def test_a_view_written_in_place_in_a_loop_is_rejected(case):
-    body = VIEW_WRITTEN_IN_A_LOOP[case]
-    rank = 2 if case == "nested" else 1
-    text = _diagnose(f"import numpy as np\n\n\ndef f(x: float):\n    u = np.ones({'(3, 3)' if rank == 2 else 3})\n"
-                     f"{body}    return np.sum(u * u)\n")
+@pytest.mark.parametrize("case", ["for", "while"])
+def test_a_tail_written_in_place_in_a_loop_writes_the_array(case):
+    check_source(f"import numpy as np\n\n\ndef f(x: float):\n    u = np.ones(3)\n{VIEW_WRITTEN_IN_A_LOOP[case]}"
+                 "    return np.sum(u * u)\n", ["x"], [num("x")])
+
+
+def test_a_view_written_in_place_in_a_loop_is_rejected():
+    # (u[:, 1:] would be the IR's view of u's rows from 1 on: no tail of a vector)
+    text = _diagnose(f"import numpy as np\n\n\ndef f(x: float):\n    u = np.ones((3, 3))\n"
+                     f"{VIEW_WRITTEN_IN_A_LOOP['nested']}    return np.sum(u * u)\n")
     assert "error: 'v' is a NumPy view of another array" in text and "v " in text.splitlines()[1], text
 
 

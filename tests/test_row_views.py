@@ -116,6 +116,33 @@ def through_a_helper(X: "f64[n, k]"):
     return np.sum(X ** 2)
 
 
+def tail(x: "f64[n]", y: "f64[n]"):
+    y[:] = x * x
+    z = y[1:]
+    z *= 2.0
+    z[0] += x[0]
+    w = x[2:]
+    w += np.sin(y[0])
+    return np.sum(y * x)
+
+
+def row_tails(x: "f64[k]", Z: "f64[n, k]"):
+    for i in range(Z.shape[0]):
+        Z[i] = x * (i + 1.0)
+        t = Z[i, 1:]
+        t *= 1.5
+        t[-1] = t[0] * x[0]
+    return np.sum(Z * Z)
+
+
+def tails_to_a_helper(x: "f64[n]", y: "f64[n]"):
+    y[:] = x * x
+    scale(y[1:], 2.0)
+    for k in range(3):
+        scale(y[k:], 0.5)
+    return np.sum(y * x)
+
+
 def unannotated(Z, m):
     for i in range(Z.shape[0]):
         row = Z[i]
@@ -138,6 +165,9 @@ CASES = [
     ("another_name", "Z", "Z=3x4"),
     ("rebound_after", "Z", "Z=3x4"),
     ("fresh_alias", "x", "x=4"),
+    # a vector's tail and a row's, from an index on: the IR's view of y (C's y + 1); and passed on
+    ("tail", "x", "x=5"),
+    ("row_tails", "x,Z", "x=4,Z=3x4"),
 ]
 
 
@@ -151,6 +181,7 @@ def test_writes_through_a_row_reach_the_array(tmp_path, capsys, func, wrt, sizes
 def test_a_helper_that_writes_a_row_writes_the_array(tmp_path, capsys, target):
     # NumPy passes the row by reference (a name of it, or X[1] itself): the helper's writes reach X.
     check_command(tmp_path, capsys, ROWS, "through_a_helper", "X", "X=3x4", target)
+    check_command(tmp_path, capsys, ROWS, "tails_to_a_helper", "x", "x=5", target)
 
 
 def test_an_unannotated_array_written_through_rows(tmp_path, capsys):

@@ -1587,19 +1587,19 @@ def is_view(v: Value) -> bool:
 
 def row_view(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Optional[Value]:
     """``v`` as a view into its array's memory (IR ``view`` ops, one per leading index: what C's
-    ``A[i]`` is) where ``v`` is a slice that picks leading indices of an array the IR writes into
-    and keeps the rest of its axes whole (``Z[i]``, ``T[i, j]``, a row a loop over ``Z`` takes);
-    None otherwise. Writes through such a view are writes into the array, and reads through it see
-    the array's writes, as NumPy's views do."""
+    ``A[i]`` is, and one from where a tail starts: C's ``y + k``) where ``v`` is a slice that picks
+    leading indices of an array the IR writes into and keeps the rest of its axes whole (``Z[i]``,
+    ``T[i, j]``, a row a loop over ``Z`` takes), or the tail of a vector or of such a row from an
+    index never negative on (``y[1:]``, ``Z[i, k:]``); None otherwise. Writes through such a view
+    are writes into the array, and reads through it see the array's writes, as NumPy's views do."""
     op = v.defining_op
     if op is None or op.name != P + "slice":
         return None
     axes, base = op.attrs["axes"], op.operands[0]
     leading = axes.count("i")
-    if is_view(base) or is_written_value(base) or leading == 0 \
-            or axes != ["i"] * leading + ["r"] * (len(axes) - leading):
+    if is_view(base) or is_written_value(base) or axes != ["i"] * leading + ["r"] * (len(axes) - leading):
         return None
-    picks, bounds, k = [], op.operands[1:], 0
+    picks, bounds, k, start = [], op.operands[1:], 0, None
     for axis, a in enumerate(axes):
         if a == "i":
             picks.append(bounds[k])
@@ -1609,8 +1609,15 @@ def row_view(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Opti
         k += 2
         whole_hi = hi.defining_op is not None and hi.defining_op.name == "dim" \
             and hi.defining_op.operands[0] is base and hi.defining_op.attrs["axis"] == axis
-        if build.const_value(lo) != 0 or not whole_hi:
+        if not whole_hi:
             return None
+        if build.const_value(lo) != 0:  # a tail: of a vector or a row only (the IR's view of a matrix
+            low = lw.lower_bound(lo)      # from k on is its rows), from where it is never negative
+            if len(axes) - leading != 1 or low is None or low < 0:
+                return None
+            start = lo
+    if leading == 0 and start is None:
+        return None
     lw.at(b, node)
     row, rank = base, base.type.rank  # type: ignore[attr-defined]
     for axis, i in enumerate(picks):
@@ -1620,6 +1627,8 @@ def row_view(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Opti
             i = build.select(b, build.cmp(b, "lt", i, build.const(b, 0, I64)), build.add(b, i, dim), i)
         rank -= 1
         row = b.op1("view", [row, i], ArrayType(v.type.elem, rank))  # type: ignore[attr-defined]
+    if start is not None:
+        row = b.op1("view", [row, start], row.type)
     return row
 
 
