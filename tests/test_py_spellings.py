@@ -678,6 +678,25 @@ def test_nan_entries_have_derivative_zero_and_sinc_is_smooth_at_zero():
     assert np.allclose(d_y, slope) and d_y[2] == 0.0, (d_y, slope)
 
 
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_nan_entries_have_derivative_zero_through_the_rules_before_the_reduction(target):
+    """np.nansum(x ** 2) threw the NaN entries away, but its adjoint, 0 there, met the rule of x ** 2,
+    2 x, NaN there: 0 * NaN made the gradient NaN at each NaN entry (adjoint/strong_zeros: where a
+    select threw a NaN away, each rule reads its values masked by the adjoint)."""
+    source = HEADER + ('def f(x: "f64[n]"):\n'
+                       '    s = np.nansum(x ** 2) + np.nanmean(np.sin(x) * x) + np.nanmax(np.exp(x))\n'
+                       '    return s + np.sum(np.where(np.isnan(x), 0.0, np.tanh(x) / (1.0 + x * x)))\n')
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], target, pipeline.Options())
+    grad = load(text, "<grad f>")["grad_f"]
+    f = load(source, "<f>")["f"]
+    x = np.array([0.5, np.nan, 0.0, -1.25, np.nan, 2.0])
+    d_x = np.zeros(6)
+    grad(x, d_x)
+    h = 1e-6
+    want = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(6)]
+    assert np.allclose(d_x, want, rtol=1e-6, atol=1e-8) and d_x[1] == d_x[4] == 0.0, (d_x, want)
+
+
 # Probe round 11: np.array(y0, dtype=float) is np.array(y0).astype(float) (py_spellings), whose
 # rank the copy's indexing gives y0, as np.array(y0)'s does (py_rank_uses, py_types): y0 was taken
 # for a number and refused where the copy was made.

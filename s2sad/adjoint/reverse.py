@@ -79,8 +79,7 @@ from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from . import linalg_rules  # noqa: F401  (registers the rules of linear algebra, einsum, stacking, convolution)
 from .mpi_rules import reverse_mpi
 from .rules import MissingRule, adjoint_contributions
-from .strong_zeros import VanishingAdjoints, masked_reads
-from ..ssa.opdefs import singular
+from .strong_zeros import VanishingAdjoints, guarded_fetch
 from ..ssa.element_names import element_hint
 from .naming import adjoint_hint, free_variant, function_names
 from .signature import GradSignature
@@ -502,8 +501,7 @@ class GradientTransform:
                 return
             active = [self.act.is_active(v) for v in op.operands]
             before = set(map(id, rev.body.block.ops)) if numpy_spelled(op) else None
-            if singular(op) and self.vanishing.may_vanish(g):
-                fetch = masked_reads(rev.body, op, g, fetch)
+            fetch = guarded_fetch(rev.body, op, g, fetch, self.vanishing)
             try:
                 contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
             except MissingRule as e:
@@ -678,8 +676,8 @@ class GradientTransform:
                 rev.body.create(ARR + "accum_take", [self._shadow_of(rev, a), *indices, g], [])
             return
         active = [self._array_active(v) for v in op.operands]
-        if singular(op) and (r in self.shadow or self.vanishing.may_vanish(g)):
-            fetch = masked_reads(rev.body, op, g, fetch)  # (a local's shadow: elements nothing read are 0)
+        # (a local's shadow: elements nothing read are 0)
+        fetch = guarded_fetch(rev.body, op, g, fetch, self.vanishing, zero_elsewhere=r in self.shadow)
         try:
             contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
         except MissingRule as e:

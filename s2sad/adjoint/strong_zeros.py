@@ -66,46 +66,85 @@ class VanishingAdjoints:
 
     def __init__(self, entry: Block):
         self.entry = entry  # the gradient's own block: its arguments are the seeds and shadows
-        self._known: dict[Value, bool] = {}
+        self._known: dict[tuple[Value, bool], bool] = {}
 
     def may_vanish(self, g: Value, depth: int = 0) -> bool:
-        if g not in self._known:
-            self._known[g] = True if depth > _DEPTH else self._made_zero(g, depth)
-        return self._known[g]
+        return self._vanishes(g, depth, False)
 
-    def _made_zero(self, g: Value, depth: int) -> bool:
+    def at_nan(self, g: Value, depth: int = 0) -> bool:
+        """Whether ``g`` may be 0 where a select threw a NaN away (``np.where(x != x, 0.0, x)``,
+        what ``np.nansum`` is): there the primal values the rule reads may be NaN themselves."""
+        return self._vanishes(g, depth, True)
+
+    def _vanishes(self, g: Value, depth: int, nan: bool) -> bool:
+        if (g, nan) not in self._known:
+            self._known[(g, nan)] = True if depth > _DEPTH else self._made_zero(g, depth, nan)
+        return self._known[(g, nan)]
+
+    def _made_zero(self, g: Value, depth: int, nan: bool) -> bool:
         op = g.defining_op
         if op is None:
             return False  # a seed, a shadow, or a loop's carried adjoint (taken as it comes in)
         if op.name in ("select", "arr.where"):
-            return any(build.const_value(v) == 0 or self.may_vanish(v, depth + 1) for v in op.operands[1:])
+            zero = not nan or _tests_nan(op.operands[0])
+            return any(zero and build.const_value(v) == 0 or self._vanishes(v, depth + 1, nan)
+                       for v in op.operands[1:])
         if op.name == "if":
             k = op.results.index(g)
-            return any(self.may_vanish(r.terminator.operands[k], depth + 1) or
-                       build.const_value(r.terminator.operands[k]) == 0 for r in op.regions)
+            return not nan and any(self.may_vanish(r.terminator.operands[k], depth + 1) or
+                                   build.const_value(r.terminator.operands[k]) == 0 for r in op.regions)
         if op.name in _ZERO_WITH_ALL:
-            return all(self.may_vanish(v, depth + 1) for v in op.operands)
+            return all(self._vanishes(v, depth + 1, nan) for v in op.operands)
         if op.name in _ZERO_WITH_ANY:
             at = _ZERO_WITH_ANY[op.name]
-            return any(self.may_vanish(op.operands[k], depth + 1) for k in (at or range(len(op.operands))))
+            return any(self._vanishes(op.operands[k], depth + 1, nan) for k in (at or range(len(op.operands))))
         return False
 
 
-def masked_reads(b: Builder, op: Op, g: Value, fetch: Callable[[Value], Value]) -> Callable[[Value], Value]:
+def _tests_nan(cond: Value) -> bool:
+    """Whether ``cond`` is ``x != x``: True where x is NaN."""
+    op = cond.defining_op
+    return op is not None and op.name in ("ne", "arr.ne") and op.operands[0] is op.operands[1]
+
+
+def guarded_fetch(b: Builder, op: Op, g: Value, fetch: Callable[[Value], Value], vanishing: VanishingAdjoints,
+                  zero_elsewhere: bool = False) -> Callable[[Value], Value]:
+    """``fetch`` for the rule of ``op`` with adjoint ``g``, the primal values it reads masked where
+    ``g`` may be a strong zero: a singular rule's (``masked_reads``) where ``g`` may vanish
+    (``zero_elsewhere``: it is a local's shadow, 0 at elements nothing read), and every value any
+    rule of numbers reads where ``g`` may vanish at a NaN the primal threw away (0 times NaN is
+    NaN: ``np.nansum(x ** 2)`` gave NaN at the NaN entries of x, whose derivative is 0)."""
+    if singular(op) and (zero_elsewhere or vanishing.may_vanish(g)):
+        fetch = masked_reads(b, op, g, fetch)
+    if computed_per_element(op) is not None and vanishing.at_nan(g):
+        fetch = masked_reads(b, op, g, fetch, every_read=True)
+    return fetch
+
+
+def masked_reads(b: Builder, op: Op, g: Value, fetch: Callable[[Value], Value],
+                 every_read: bool = False) -> Callable[[Value], Value]:
     """``fetch`` for the rule of ``op`` (singular) with adjoint ``g`` that may be 0 where the
     derivative is singular: the values ``REGULAR`` names come masked, their regular point where
     ``g`` is 0. A singular operand not of ``g``'s shape (a number or a broadcast array dividing
     an array) is one value for many elements of ``g``: it comes as it is, and so do the rest (a
-    quotient masked where its divisor is not would change nothing)."""
+    quotient masked where its divisor is not would change nothing). ``every_read``: each float
+    operand and result of ``g``'s shape comes masked (a rule that may read a NaN where ``g`` is
+    0), at ``REGULAR``'s point where it names one, else at 1.0 (regular for every other rule)."""
     name = computed_per_element(op)
-    assert name is not None and singular(op), op.name
+    assert name is not None and (singular(op) or every_read), op.name
+    regular = {op.operands[k] if kind == "operand" else op.results[k]: value
+               for kind, k, value in REGULAR.get(name, ()) if singular(op)}
+    reads = [*op.operands, *op.results] if every_read else list(regular)
     masked: dict[Value, float] = {}
-    for kind, k, value in REGULAR.get(name, ()):
-        v = op.operands[k] if kind == "operand" else op.results[k]
+    for v in reads:
+        if not (v.type.elem if v.type.is_array else v.type).is_float or v in masked:  # type: ignore[attr-defined]
+            continue
         if v.type.is_array != g.type.is_array or v.type.is_array and not (
                 v.type == g.type and array_ops.shape_unit_axes(v) == array_ops.shape_unit_axes(op.result)):
+            if every_read:
+                continue  # (a number or a broadcast array against g: one value for many of g's)
             break  # (a number or a broadcast array against g: it has no value of its own where g is 0)
-        masked[v] = value
+        masked[v] = regular.get(v, 1.0)
     if not masked:
         return fetch
     used: list[Value] = []  # g != 0, made once, where the rule first reads a masked value
