@@ -335,6 +335,39 @@ double pairs(const double *x, int n) {
     }
     return s;
 }
+
+double dot_down(const double *x, const double *y, int n) {
+    double s = 0.0;
+    while (n-- > 0) {
+        s += *x++ * *y++;
+    }
+    return s;
+}
+
+void axpy_down(double a, const double *x, double *y, int n) {
+    while (n--) {
+        *y++ += a * *x++;
+    }
+}
+
+double strided_up(const double *x, int n) {
+    double s = 0.0;
+    int i = 0;
+    while (i++ < n) {
+        s += x[0] * *x;
+        x += 2;
+    }
+    return s;
+}
+
+double capped(const double *x, int n) {
+    double s = 0.0;
+    while (n-- > 0) {
+        if (s > 3.0) break;
+        s += *x++;
+    }
+    return s;
+}
 """
 
 
@@ -343,6 +376,11 @@ double pairs(const double *x, int n) {
     ("walk2", "x,y", "x, d_x: [n + 1]; y, d_y: [2 * n]"),
     ("pairs", "x", "x, d_x: [2 * n]"),
     ("halves", "x,y", "x, d_x: [n]; y, d_y: [2 * n]"),  # (i / 2 of i <= 2 * n - 1: n - 1)
+    # K&R's loops: pointers stepped beside a counter the test steps (while (n--), n-- > 0, i++ < n)
+    ("dot_down", "x,y", "x, d_x, y, d_y: [n]"),
+    ("axpy_down", "x,a", "x, d_x, y, d_y: [n]"),
+    ("strided_up", "x", "x, d_x: [2 * n - 1]"),
+    ("capped", "x", "x, d_x: [n]"),  # (a break: at most n)
 ])
 def test_a_walked_pointer_reaches_its_last_step(func, wrt, sizes, tmp_path, capsys):
     from source_gradients import check_command

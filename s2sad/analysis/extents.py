@@ -54,7 +54,7 @@ from typing import Optional
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.attrs import is_gradient, shadows_of
-from ..ssa.build import const_int
+from ..ssa.build import const_int, const_value
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mpi import buffer_counts, is_mpi
 from ..ssa.slots import Slot, slot_of, slots
@@ -97,6 +97,50 @@ def _stepped(yielded: Value, v: Value) -> Optional[tuple[list[Value], bool]]:
         added += path[0]
         stays = stays or path[1]
     return added, stays
+
+
+BodyPath = tuple[tuple[Value, ...], tuple[tuple[Value, bool], ...]]  # what is yielded, and the tests taken
+
+
+def _paths(values: tuple[Value, ...], depth: int = 0) -> Optional[list[BodyPath]]:
+    """What a loop body yields along each path through the ``if``s that make its values: per
+    path, one tuple of values and the ``if`` tests it takes (each test, and whether it held);
+    None past a depth that says nothing useful any more."""
+    made = next((v.defining_op for v in values if v.defining_op is not None and v.defining_op.name == "if"), None)
+    if made is None:
+        return [(values, ())]
+    if depth > 8:
+        return None
+    out: list[BodyPath] = []
+    for k, region in enumerate(made.regions):
+        ends = region.terminator.operands
+        inner = _paths(tuple(ends[v.index] if v.defining_op is made else v for v in values), depth + 1)
+        if inner is None:
+            return None
+        out += [(yielded, ((made.operands[0], k == 0), *taken)) for yielded, taken in inner]
+    return out
+
+
+def _step_of(yielded: Value, v: Value) -> Optional[int]:
+    """``c`` where ``yielded`` is ``v + c`` of a constant ``c`` (0 where it is ``v``), else None."""
+    if yielded is v:
+        return 0
+    op = yielded.defining_op
+    if op is None or op.name != "add" or v not in op.operands:
+        return None
+    return const_int(op.operands[1] if op.operands[0] is v else op.operands[0])
+
+
+def _going_on(loop: Op, paths: list[BodyPath]) -> tuple[list[BodyPath], list[BodyPath]]:
+    """The paths of a ``while``'s body after which it goes on, and those after which it ends:
+    those that set the flag its test is the negation of to true (``while (!done)``: C's loop
+    whose test has effects, ``n-- > 0``, or that a ``break`` leaves)."""
+    test = loop.regions[0].terminator.operands[0].defining_op if loop.regions[0].terminator.operands else None
+    flag = test.operands[0] if test is not None and test.name == "not" else None
+    if flag is None or not flag.is_block_arg or flag.owner is not loop.regions[0]:
+        return paths, []
+    ends = [const_value(p[0][flag.index]) is True for p in paths]
+    return [p for p, e in zip(paths, ends) if not e], [p for p, e in zip(paths, ends) if e]
 
 
 @dataclass(frozen=True)
@@ -197,6 +241,7 @@ class _FunctionView:
         # A pointer a loop rebinds between arrays is a selector and an offset (``c_pointers``):
         # the offsets it may hold into one array are those carried beside that array's selector.
         self.selectors: dict[Value, tuple[int, bool]] = {}
+        self.unequal: dict[Value, Value] = {}  # where it runs under ``if (x != y)``: x -> y, y -> x
         self._joining: set[Value] = set()  # carried values being bounded (a cycle says nothing)
         self._loops: dict[tuple[Value, int], frozenset[Value]] = {}  # (``_loops_of``, asked again per access)
         self._around: Optional[Block] = None  # the block ``around`` last bounded for
@@ -262,7 +307,9 @@ class _FunctionView:
         slot = slot_of(v)
         if slot is not None:
             joined = self._join(v, slot, upper, depth, strict)
-            return joined if joined is not None else self._walked(v, slot, upper, depth, strict)
+            if joined is None:
+                joined = self._walked(v, slot, upper, depth, strict)
+            return joined if joined is not None else self._walked_beside(v, slot, upper, depth, strict)
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
             lb, ub, step = loop.operands[:3]
@@ -465,6 +512,47 @@ class _FunctionView:
             return None
         return init + ((last - first) if s > 0 else (first - last)).plus(-1).scale(c)
 
+    def _walked_beside(self, v: Value, slot: Slot, upper: bool, depth: int, strict: bool) -> Optional[Affine]:
+        """The bound of a value a ``while`` steps by the same constant ``c`` in every iteration
+        after which it goes on (``*x++`` of ``while (n-- > 0)``), inside its body, beside a counter
+        it steps by one (``n``): after ``t`` iterations ``v`` is ``v0 + c t`` and the counter
+        ``n0 -+ t``, so the bound the access's guard puts on the counter (``n > 0``, ``n != 0``
+        counting down) bounds ``t``, and ``v``. Not attained where a path leaves early (strict)."""
+        loop = slot.op
+        if loop.name != "while" or not v.is_block_arg or v.owner is not loop.regions[1]:
+            return None
+        body = loop.regions[1]
+        going, leaving = _going_on(loop, _paths(tuple(body.terminator.operands)) or [])
+        steps = {_step_of(p[0][v.index], v) for p in going}
+        c = steps.pop() if len(steps) == 1 else None
+        if not c:
+            return None
+        if (c > 0) != upper:
+            return self.bound(slot.inits[0], upper, depth + 1, strict)
+        init = self.bound(slot.inits[0], upper, depth + 1, strict)
+        if init is None:
+            return None
+        for w in body.args:
+            counts = {_step_of(p[0][w.index], w) for p in going}
+            if w is v or not w.type.is_int or counts not in ({1}, {-1}):
+                continue
+            d = counts.pop()
+            if w not in self.unequal and (w, d > 0) not in self.guards:
+                continue  # (a counter the access's test bounds: another walked value would say less)
+            if strict and (len(leaving) > 1 or leaving and not any(
+                    not held and w in test.defining_op.operands for test, held in leaving[0][1] if test.defining_op)):
+                continue  # (another way out than the counter's test, a break: the last step may never come)
+            start = self.affine(loop.operands[w.index])  # (the while's operands are its inits)
+            # The counter's farthest value at the access: next to the value it runs until (n != 0,
+            # counting down: n is above it, as the loop ends), else as the access's guards bound it.
+            end = self.affine(self.unequal[w]) if w in self.unequal else None
+            end = end.plus(-d) if end is not None else self.bound(w, d > 0, depth + 1, strict)
+            if start is None or end is None:
+                continue
+            trips = (end - start) if d > 0 else (start - end)  # t at the farthest: v's last step
+            return init + trips.scale(c)
+        return None
+
     def _selected(self, op: Op, position: int, path: int) -> bool:
         """Whether values ``op`` carries along ``path`` (its init, or one yield) may reach where
         the access runs: no selector carried beside them says otherwise."""
@@ -506,6 +594,7 @@ class _FunctionView:
         self._around = block
         self.bounding = set()
         self.guards = {}
+        self.unequal = {}
         self.selectors = {}
         loop = block.parent_op
         while loop is not None:
@@ -528,6 +617,10 @@ class _FunctionView:
         if op.name == "and":
             for o in op.operands:
                 self._guard(o)
+            return
+        if op.name == "ne":
+            for x, y in (op.operands, op.operands[::-1]):
+                self.unequal.setdefault(x, y)
             return
         if op.name not in MIRRORED:
             return
