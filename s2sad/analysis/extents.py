@@ -241,7 +241,7 @@ class _FunctionView:
         # A pointer a loop rebinds between arrays is a selector and an offset (``c_pointers``):
         # the offsets it may hold into one array are those carried beside that array's selector.
         self.selectors: dict[Value, tuple[int, bool]] = {}
-        self.unequal: dict[Value, Value] = {}  # where it runs under ``if (x != y)``: x -> y, y -> x
+        self.under: set[Value] = set()  # the tests of the ifs the access runs in the then branch of
         self._joining: set[Value] = set()  # carried values being bounded (a cycle says nothing)
         self._loops: dict[tuple[Value, int], frozenset[Value]] = {}  # (``_loops_of``, asked again per access)
         self._around: Optional[Block] = None  # the block ``around`` last bounded for
@@ -309,7 +309,13 @@ class _FunctionView:
             joined = self._join(v, slot, upper, depth, strict)
             if joined is None:
                 joined = self._walked(v, slot, upper, depth, strict)
-            return joined if joined is not None else self._walked_beside(v, slot, upper, depth, strict)
+            beside = self._walked_beside(v, slot, upper, depth, strict)
+            if joined is None or beside is None:
+                return joined if beside is None else beside
+            # (both hold: the tighter, where one is; a walk is exact where a join only bounds)
+            low, high = (joined, beside) if dominates(beside, joined) else (beside, joined) \
+                if dominates(joined, beside) else (joined, joined)
+            return low if upper else high
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
             lb, ub, step = loop.operands[:3]
@@ -516,8 +522,9 @@ class _FunctionView:
         """The bound of a value a ``while`` steps by the same constant ``c`` in every iteration
         after which it goes on (``*x++`` of ``while (n-- > 0)``), inside its body, beside a counter
         it steps by one (``n``): after ``t`` iterations ``v`` is ``v0 + c t`` and the counter
-        ``n0 -+ t``, so the bound the access's guard puts on the counter (``n > 0``, ``n != 0``
-        counting down) bounds ``t``, and ``v``. Not attained where a path leaves early (strict)."""
+        ``n0 -+ t``, so the test that ends the loop, which the access runs under (``n > 0``,
+        ``n != 0`` counting down), bounds ``t``, and ``v``. Not attained where another way out
+        (a ``break``) may leave the loop first (``strict``)."""
         loop = slot.op
         if loop.name != "while" or not v.is_block_arg or v.owner is not loop.regions[1]:
             return None
@@ -530,28 +537,44 @@ class _FunctionView:
         if (c > 0) != upper:
             return self.bound(slot.inits[0], upper, depth + 1, strict)
         init = self.bound(slot.inits[0], upper, depth + 1, strict)
-        if init is None:
+        if init is None or (strict and len(leaving) > 1):
             return None
         for w in body.args:
             counts = {_step_of(p[0][w.index], w) for p in going}
             if w is v or not w.type.is_int or counts not in ({1}, {-1}):
                 continue
             d = counts.pop()
-            if w not in self.unequal and (w, d > 0) not in self.guards:
-                continue  # (a counter the access's test bounds: another walked value would say less)
-            if strict and (len(leaving) > 1 or leaving and not any(
-                    not held and w in test.defining_op.operands for test, held in leaving[0][1] if test.defining_op)):
-                continue  # (another way out than the counter's test, a break: the last step may never come)
             start = self.affine(loop.operands[w.index])  # (the while's operands are its inits)
-            # The counter's farthest value at the access: next to the value it runs until (n != 0,
-            # counting down: n is above it, as the loop ends), else as the access's guards bound it.
-            end = self.affine(self.unequal[w]) if w in self.unequal else None
-            end = end.plus(-d) if end is not None else self.bound(w, d > 0, depth + 1, strict)
+            if leaving:  # the loop ends where a test of the counter fails: its farthest value passes it
+                ends = [self._passing(w, test, d) for _, taken in leaving for test, held in taken
+                        if not held and test in self.under]
+                end = next((e for e in ends if e is not None), None)
+            else:  # its test is the loop's own (while (i < n)): as it bounds the counter in the body
+                end = self.bound(w, d > 0, depth + 1, strict)
             if start is None or end is None:
                 continue
             trips = (end - start) if d > 0 else (start - end)  # t at the farthest: v's last step
             return init + trips.scale(c)
         return None
+
+    def _passing(self, w: Value, test: Value, d: int) -> Optional[Affine]:
+        """The farthest value of a counter ``w`` stepped by ``d`` (1 or -1) that passes ``test``
+        (``w > 0``: 1 counting down; ``w != k``: one step short of k; ``w < n``: n - 1 counting
+        up), or None where the test says nothing of that (another value's, the other way)."""
+        op = test.defining_op
+        if op is None or w not in op.operands:
+            return None
+        other = op.operands[1] if op.operands[0] is w else op.operands[0]
+        if op.name == "ne":
+            k = self.affine(other)
+            return None if k is None else k.plus(-d)
+        if op.name not in MIRRORED:
+            return None
+        rel = op.name if op.operands[0] is w else MIRRORED[op.name]  # w rel other
+        if (rel in ("lt", "le")) != (d > 0):
+            return None
+        k = self.affine(other)
+        return None if k is None else k.plus({"lt": -1, "le": 0, "gt": 1, "ge": 0}[rel])
 
     def _selected(self, op: Op, position: int, path: int) -> bool:
         """Whether values ``op`` carries along ``path`` (its init, or one yield) may reach where
@@ -594,7 +617,7 @@ class _FunctionView:
         self._around = block
         self.bounding = set()
         self.guards = {}
-        self.unequal = {}
+        self.under = set()
         self.selectors = {}
         loop = block.parent_op
         while loop is not None:
@@ -603,6 +626,7 @@ class _FunctionView:
                 self.bounding.add(loop.operands[1])
             if loop.name == "if" and block is loop.regions[0]:
                 self._guard(loop.operands[0])
+                self.under.add(loop.operands[0])
             if loop.name == "if":
                 self._select(loop.operands[0], block is loop.regions[0])
             block = loop.parent
@@ -617,10 +641,6 @@ class _FunctionView:
         if op.name == "and":
             for o in op.operands:
                 self._guard(o)
-            return
-        if op.name == "ne":
-            for x, y in (op.operands, op.operands[::-1]):
-                self.unequal.setdefault(x, y)
             return
         if op.name not in MIRRORED:
             return
