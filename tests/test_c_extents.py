@@ -368,6 +368,26 @@ double capped(const double *x, int n) {
     }
     return s;
 }
+
+double skip5(const double *x, int n) {
+    double s = 0.0;
+    const double *p = x;
+    while (n-- > 0) {
+        if (n != 5) s += *p * *p;
+        p++;
+    }
+    return s;
+}
+
+double read_before_test(const double *x, int n) {
+    double s = 0.0;
+    for (;;) {
+        s += *x * *x;
+        if (!(n-- > 0)) break;
+        x++;
+    }
+    return s;
+}
 """
 
 
@@ -381,6 +401,7 @@ double capped(const double *x, int n) {
     ("axpy_down", "x,a", "x, d_x, y, d_y: [n]"),
     ("strided_up", "x", "x, d_x: [2 * n - 1]"),
     ("capped", "x", "x, d_x: [n]"),  # (a break: at most n)
+    ("skip5", "x", "x, d_x: [n]"),  # (n != 5 is no test that ends the loop: it bounds nothing)
 ])
 def test_a_walked_pointer_reaches_its_last_step(func, wrt, sizes, tmp_path, capsys):
     from source_gradients import check_command
@@ -388,6 +409,13 @@ def test_a_walked_pointer_reaches_its_last_step(func, wrt, sizes, tmp_path, caps
     text = pipeline.gradient_source(WALKED, "t.c", func, wrt.split(","), "c")
     assert f"// Array sizes: {sizes}." in text, text
     check_command(tmp_path, capsys, WALKED, func, wrt, "n=5", "c", "t.c")
+
+
+def test_a_walk_read_before_the_test_that_ends_its_loop_is_not_bounded_by_it():
+    # x is read once more than the test passes (n + 1 elements): the test bounds nothing there,
+    # so the size is asked for, never stated one short.
+    text = pipeline.gradient_source(WALKED, "t.c", "read_before_test", ["x"], "c")
+    assert "Array sizes" not in text, text
 
 
 def test_a_helpers_annotation_symbol_that_is_no_parameter_gets_a_true_hint():
