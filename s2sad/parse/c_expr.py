@@ -548,10 +548,20 @@ class CExprLowering:
         if held is not None:
             return held
         inner = node.expr if isinstance(node, c_ast.UnaryOp) and node.op == "&" else None
-        if not isinstance(inner, (c_ast.StructRef, c_ast.ArrayRef)) or not self.is_struct_access(inner, env):
+        member = inner
+        while isinstance(member, c_ast.ArrayRef):
+            member = member.name
+        if not isinstance(member, c_ast.StructRef) or not self.is_struct_access(inner, env) or any(
+                isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS
+                for n in walk(inner)):
+            return None  # (what it names is asked of an expression without effects: it is lowered twice)
+        scratch = Block()  # what it names, on a block thrown away after: the caller lowers it otherwise
+        probe = self.place(inner, Builder(scratch, b.loc), env)
+        for op in reversed(scratch.ops):
+            op.erase()
+        if not probe.path or probe.sub is None or probe.dims:
             return None
-        pl = self.place(node.expr, b, env)
-        return pl if pl.path and pl.sub is not None and not pl.dims else None
+        return self.place(inner, b, env)
 
     def member_place(self, node: c_ast.Node) -> Optional[Place]:
         """The struct ``node`` points at where it is a ``pointer_into_member``."""
