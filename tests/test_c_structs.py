@@ -716,3 +716,27 @@ def test_a_pointer_to_a_struct_inside_another_used_as_a_value_is_located(body, n
     (d,) = info.value.diagnostics
     assert "'L' points at the struct net->layers[1]" in d.message and d.hint
     assert d.loc.line == source.split("\n").index(next(s for s in source.split("\n") if needle in s)) + 1
+
+
+# &ps[k++].x passed to a helper: asking whether it names a struct inside a member lowered the index
+# once more, stepping k twice (check: MISMATCH, relative error 0.6), before it was asked without
+# lowering anything of the caller's.
+STEPPED_MEMBER_ADDRESS = """typedef struct { double x, v; } P;
+
+static void bump(double *q, double a) { *q = *q * a + 1.0; }
+
+double f(P *ps, int n) {
+    int k = 0;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        bump(&ps[k++].x, 2.0);
+        s += ps[i].x * ps[i].v;
+    }
+    return s + (double)k;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_a_member_address_with_a_step_in_its_index_steps_once(tmp_path, capsys):
+    check_command(tmp_path, capsys, STEPPED_MEMBER_ADDRESS, "f", "ps", "n=4,ps=8", "c", "t.c")
