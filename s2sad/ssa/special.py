@@ -404,11 +404,11 @@ def matmul_numba(a, b):
 
 
 def elementwise(a, op, b):
-    """``a op b`` of two arrays as NumPy broadcasts them, computed on both spread to the result's
-    shape and flattened: Numba output's spelling where the result has 3 axes or more, since Numba
-    compiles such an operation of two arrays as a loop nest per axis, slowly (about 35 s for 4 axes,
-    7 s for 3, against a second or two this way, compiled once for all the operations on arrays of
-    the same types)."""
+    """``a op b`` of two arrays as NumPy broadcasts them, computed on both spread to the
+    result's shape and flattened: Numba output's spelling where the result has 3 axes or
+    more, since Numba compiles such an operation of two arrays as a loop nest per axis,
+    slowly (about 35 s for 4 axes, 7 s for 3, against a second or two this way, compiled
+    once for all the operations on arrays of the same types)."""
     shape = np.broadcast_shapes(a.shape, b.shape)
     x = np.ascontiguousarray(np.broadcast_to(a, shape)).ravel()
     y = np.ascontiguousarray(np.broadcast_to(b, shape)).ravel()
