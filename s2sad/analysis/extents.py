@@ -242,6 +242,7 @@ class _FunctionView:
         # the offsets it may hold into one array are those carried beside that array's selector.
         self.selectors: dict[Value, tuple[int, bool]] = {}
         self.under: set[Value] = set()  # the tests of the ifs the access runs in the then branch of
+        self._beside: dict[tuple[Value, bool, bool, int], Optional[Affine]] = {}  # (_walked_beside's, per block)
         self._joining: set[Value] = set()  # carried values being bounded (a cycle says nothing)
         self._loops: dict[tuple[Value, int], frozenset[Value]] = {}  # (``_loops_of``, asked again per access)
         self._around: Optional[Block] = None  # the block ``around`` last bounded for
@@ -309,7 +310,9 @@ class _FunctionView:
             joined = self._join(v, slot, upper, depth, strict)
             if joined is None:
                 joined = self._walked(v, slot, upper, depth, strict)
-            beside = self._walked_beside(v, slot, upper, depth, strict)
+            # (a while's walk where a join says nothing, or only bounds: a loop's own test may)
+            beside = self._walked_beside(v, slot, upper, depth, strict) \
+                if slot.op.name == "while" and (joined is None or not strict) else None
             if joined is None or beside is None:
                 return joined if beside is None else beside
             # (both hold: the tighter, where one is; a walk is exact where a join only bounds)
@@ -528,6 +531,17 @@ class _FunctionView:
         loop = slot.op
         if loop.name != "while" or not v.is_block_arg or v.owner is not loop.regions[1]:
             return None
+        # (asked again and again of nested loops: once per access's block and the guards it holds,
+        # which a join leaves out for the values of the iteration before)
+        key = (v, upper, strict, id(self.guards))
+        if key not in self._beside:
+            self._beside[key] = None  # (a cycle through the counters says nothing)
+            self._beside[key] = self._walked_beside_uncached(v, slot, upper, depth, strict)
+        return self._beside[key]
+
+    def _walked_beside_uncached(self, v: Value, slot: Slot, upper: bool, depth: int,
+                                strict: bool) -> Optional[Affine]:
+        loop = slot.op
         body = loop.regions[1]
         going, leaving = _going_on(loop, _paths(tuple(body.terminator.operands)) or [])
         steps = {_step_of(p[0][v.index], v) for p in going}
@@ -618,6 +632,7 @@ class _FunctionView:
         self.bounding = set()
         self.guards = {}
         self.under = set()
+        self._beside = {}
         self.selectors = {}
         loop = block.parent_op
         while loop is not None:
