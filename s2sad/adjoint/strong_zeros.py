@@ -113,11 +113,12 @@ def guarded_fetch(b: Builder, op: Op, g: Value, fetch: Callable[[Value], Value],
     ``g`` may be a strong zero: a singular rule's (``masked_reads``) where ``g`` may vanish
     (``zero_elsewhere``: it is a local's shadow, 0 at elements nothing read), and every value any
     rule of numbers reads where ``g`` may vanish at a NaN the primal threw away (0 times NaN is
-    NaN: ``np.nansum(x ** 2)`` gave NaN at the NaN entries of x, whose derivative is 0)."""
-    if singular(op) and (zero_elsewhere or vanishing.may_vanish(g)):
-        fetch = masked_reads(b, op, g, fetch)
+    NaN: ``np.nansum(x ** 2)`` gave NaN at the NaN entries of x, whose derivative is 0). The
+    second masks the singular rule's values too, each once."""
     if computed_per_element(op) is not None and vanishing.at_nan(g):
-        fetch = masked_reads(b, op, g, fetch, every_read=True)
+        return masked_reads(b, op, g, fetch, every_read=True)
+    if singular(op) and (zero_elsewhere or vanishing.may_vanish(g)):
+        return masked_reads(b, op, g, fetch)
     return fetch
 
 
@@ -133,7 +134,7 @@ def masked_reads(b: Builder, op: Op, g: Value, fetch: Callable[[Value], Value],
     name = computed_per_element(op)
     assert name is not None and (singular(op) or every_read), op.name
     regular = {op.operands[k] if kind == "operand" else op.results[k]: value
-               for kind, k, value in REGULAR.get(name, ()) if singular(op)}
+               for kind, k, value in REGULAR.get(name, ())} if singular(op) else {}
     reads = [*op.operands, *op.results] if every_read else list(regular)
     masked: dict[Value, float] = {}
     for v in reads:

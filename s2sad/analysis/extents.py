@@ -82,9 +82,10 @@ def _stepped(yielded: Value, v: Value) -> Optional[tuple[list[Value], bool]]:
     (!returned) i++``, C's early exit); None where a path does anything else."""
     if yielded is v:
         return [], True
+    added = _addend(yielded, v)
+    if added is not None:
+        return [added], False
     op = yielded.defining_op
-    if op is not None and op.name == "add" and v in op.operands:
-        return [op.operands[1] if op.operands[0] is v else op.operands[0]], False
     if op is None or op.name != "if":
         return None
     k = op.results.index(yielded)
@@ -121,14 +122,20 @@ def _paths(values: tuple[Value, ...], depth: int = 0) -> Optional[list[BodyPath]
     return out
 
 
+def _addend(yielded: Value, v: Value) -> Optional[Value]:
+    """``s`` where ``yielded`` is ``v + s``, else None."""
+    op = yielded.defining_op
+    if op is None or op.name != "add" or v not in op.operands:
+        return None
+    return op.operands[1] if op.operands[0] is v else op.operands[0]
+
+
 def _step_of(yielded: Value, v: Value) -> Optional[int]:
     """``c`` where ``yielded`` is ``v + c`` of a constant ``c`` (0 where it is ``v``), else None."""
     if yielded is v:
         return 0
-    op = yielded.defining_op
-    if op is None or op.name != "add" or v not in op.operands:
-        return None
-    return const_int(op.operands[1] if op.operands[0] is v else op.operands[0])
+    added = _addend(yielded, v)
+    return None if added is None else const_int(added)
 
 
 def _going_on(loop: Op, paths: list[BodyPath]) -> tuple[list[BodyPath], list[BodyPath]]:
@@ -316,9 +323,8 @@ class _FunctionView:
             if joined is None or beside is None:
                 return joined if beside is None else beside
             # (both hold: the tighter, where one is; a walk is exact where a join only bounds)
-            low, high = (joined, beside) if dominates(beside, joined) else (beside, joined) \
-                if dominates(joined, beside) else (joined, joined)
-            return low if upper else high
+            tighter = dominates(joined, beside) if upper else dominates(beside, joined)
+            return beside if tighter else joined
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
             lb, ub, step = loop.operands[:3]

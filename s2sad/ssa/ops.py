@@ -221,6 +221,7 @@ def storage_of(arr: Value) -> Value:
         op = arr.defining_op
     return arr
 
+
 def struct_in_member(v: Value) -> Optional[str]:
     """The struct type a view of ``v``'s says it points at, inside a member of other structs
     (``layer(&net->layers[l])``: Layer), through views and copies of it; None where there is none."""
